@@ -1,0 +1,42 @@
+# The two commands: `make run` and `make test`. Everything else is a step of theirs.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+WITH_DB := $(PY) -m incidentlib.localdb
+HOST_PORT ?= 127.0.0.1:8000
+# The two commands are for development: DEBUG on unless you say otherwise.
+export DEBUG ?= 1
+
+.PHONY: run test lint messages manage clean-db
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -c 'import sys; sys.exit("incidentlib needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+## make run: a working library with the demo cases at http://127.0.0.1:8000
+run: $(VENV)/.installed
+	$(WITH_DB) sh -c '$(PY) manage.py migrate --no-input && $(PY) manage.py load_demo && $(PY) manage.py runserver $(HOST_PORT)'
+
+## make test: the whole suite, on the same database logic
+test: $(VENV)/.installed
+	$(WITH_DB) $(PY) -m pytest $(PYTEST_ARGS)
+
+## make manage ARGS="import_cases my-cases/": any manage.py command on the same database
+manage: $(VENV)/.installed
+	$(WITH_DB) $(PY) manage.py $(ARGS)
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+## make messages: refresh and compile the Korean translations (needs GNU gettext)
+messages: $(VENV)/.installed
+	$(PY) manage.py makemessages --locale ko --no-obsolete --add-location file
+	$(PY) manage.py compilemessages --locale ko
+
+## make clean-db: forget the embedded database (the next run starts afresh)
+clean-db:
+	rm -rf .pgdata

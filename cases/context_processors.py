@@ -1,0 +1,23 @@
+from django.conf import settings
+from django.utils.translation import get_language
+
+from .languages import content_language
+
+
+def language_links(request):
+    """The current page in each language, for the switcher and the hreflang alternates."""
+    current = content_language(get_language())
+    links = []
+    for code, name in settings.LANGUAGES:
+        params = request.GET.copy()
+        params["lang"] = code
+        links.append(
+            {
+                "code": code,
+                "name": name,
+                "url": f"{request.path}?{params.urlencode()}",
+                "absolute_url": request.build_absolute_uri(f"{request.path}?{params.urlencode()}"),
+                "is_current": code == current,
+            }
+        )
+    return {"content_language": current, "language_links": links}

@@ -1,0 +1,146 @@
+"""A case as the exchange format has it (cases/schema/case.schema.json), both ways.
+
+`case_to_exchange` turns a stored case into the JSON value that export and
+/cases/<id>.json give; `case_fields_from_exchange` turns a validated JSON case into the
+column values import stores. The two mirror each other so that a round trip gives back
+the same JSON values.
+"""
+
+import datetime
+import json
+from functools import cache
+from pathlib import Path
+
+from .models import LIST_FACETS, Facet
+
+SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "case.schema.json"
+
+# Texts stored as <name>_en / <name>_ko columns, by their name in the exchange format.
+BILINGUAL_FIELDS = {
+    "title": "title",
+    "summary": "summary",
+    "trigger": "trigger",
+    "symptoms_text": "symptoms_text",
+    "detection": "detection",
+    "lessons": "lessons",
+}
+
+
+@cache
+def case_schema():
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+@cache
+def key_order():
+    """The format's own field order (its `required` list), used for every case we write."""
+    return tuple(case_schema()["required"])
+
+
+def format_timestamp(value):
+    """An aware datetime as RFC 3339 in UTC, 'Z'-suffixed, microseconds only when present."""
+    if value is None:
+        return None
+    return value.astimezone(datetime.UTC).isoformat().replace("+00:00", "Z")
+
+
+def parse_timestamp(text):
+    return datetime.datetime.fromisoformat(text.replace("z", "Z"))
+
+
+def _bilingual(en, ko):
+    return {"en": en, "ko": ko}
+
+
+def case_to_exchange(case):
+    """The case in the exchange format; expects a case from `Case.objects.for_page()`."""
+    terms = {facet: [t.slug for t in case.terms_of(facet)] for facet in LIST_FACETS}
+    value = {
+        "id": case.id,
+        "org": case.organisation.name,
+        "org_slug": case.organisation.slug,
+        "date": case.date.isoformat(),
+        "date_kind": case.date_kind,
+        **{
+            name: _bilingual(getattr(case, f"{column}_en"), getattr(case, f"{column}_ko"))
+            for name, column in BILINGUAL_FIELDS.items()
+        },
+        "impact": {
+            "scope": case.impact_scope,
+            "users": case.impact_users,
+            "region": case.impact_region,
+        },
+        "severity": case.severity.slug,
+        "root_cause": case.root_cause.slug,
+        "domain": terms[Facet.DOMAIN],
+        "symptoms": terms[Facet.SYMPTOMS],
+        "components": terms[Facet.COMPONENTS],
+        "contributing": terms[Facet.CONTRIBUTING],
+        "timeline": {"detected_after": case.detected_after, "resolved_after": case.resolved_after},
+        "remediation": [
+            {"text": _bilingual(step.text_en, step.text_ko)} for step in case.remediation_steps.all()
+        ],
+        "action_items": [
+            {"text": _bilingual(item.text_en, item.text_ko)} for item in case.action_items.all()
+        ],
+        "sources": [
+            {"url": s.url, "kind": s.kind, "license": s.license, "archived": s.archived}
+            for s in case.sources.all()
+        ],
+        "docs": case.docs,
+        "related": [link.to_case_id for link in case.related_links.all()],
+        "recurrence_of": case.recurrence_of_id,
+        "review": {
+            "written_by": case.written_by,
+            "reviewed_at": format_timestamp(case.reviewed_at),
+            "reviewed_by": case.reviewed_by,
+        },
+        "updated_at": format_timestamp(case.updated_at),
+        "url": case.url,
+    }
+    return {key: value[key] for key in key_order()}
+
+
+def case_fields_from_exchange(data):
+    """Column values of the Case row for a validated exchange case (relations excluded)."""
+    fields = {
+        "date": datetime.date.fromisoformat(data["date"]),
+        "date_kind": data["date_kind"],
+        "impact_scope": data["impact"]["scope"],
+        "impact_users": data["impact"]["users"],
+        "impact_region": data["impact"]["region"],
+        "detected_after": data["timeline"]["detected_after"],
+        "resolved_after": data["timeline"]["resolved_after"],
+        "recurrence_of_id": data["recurrence_of"],
+        "docs": data["docs"],
+        "url": data["url"],
+        "written_by": data["review"]["written_by"],
+        "reviewed_by": data["review"]["reviewed_by"],
+        "reviewed_at": (
+            parse_timestamp(data["review"]["reviewed_at"]) if data["review"]["reviewed_at"] else None
+        ),
+        "updated_at": parse_timestamp(data["updated_at"]),
+    }
+    for name, column in BILINGUAL_FIELDS.items():
+        fields[f"{column}_en"] = data[name]["en"]
+        fields[f"{column}_ko"] = data[name]["ko"]
+    return fields
+
+
+def same_case(a, b):
+    """Whether two exchange cases mean the same: equal values, timestamps compared as instants."""
+
+    def normalised(value):
+        value = dict(value, review=dict(value["review"]))
+        value["updated_at"] = parse_timestamp(value["updated_at"])
+        if value["review"]["reviewed_at"]:
+            value["review"]["reviewed_at"] = parse_timestamp(value["review"]["reviewed_at"])
+        return value
+
+    return normalised(a) == normalised(b)
+
+
+def dump_cases(values, stream):
+    """Write exchange cases as one pretty JSON array, UTF-8 text kept as is."""
+    json.dump(values, stream, ensure_ascii=False, indent=2)
+    stream.write("\n")

@@ -1,0 +1,37 @@
+"""The two languages case text is written in, and how a text falls back from one to the other."""
+
+from dataclasses import dataclass
+
+CONTENT_LANGUAGES = ("en", "ko")
+FALLBACK_LANGUAGE = "en"
+
+
+def content_language(language_code):
+    """The content language for an interface language code such as 'ko' or 'en-us'."""
+    code = (language_code or "").split("-")[0].lower()
+    return code if code in CONTENT_LANGUAGES else FALLBACK_LANGUAGE
+
+
+@dataclass(frozen=True)
+class LocalizedText:
+    """A text as shown to a reader: its words, the language they are in, and whether it fell back."""
+
+    text: str
+    lang: str
+    is_fallback: bool
+
+    def __str__(self):
+        return self.text
+
+    def __bool__(self):
+        return bool(self.text)
+
+
+def pick(values, language):
+    """Choose from {'en': ..., 'ko': ...}: the reader's language, else English, else nothing."""
+    wanted = content_language(language)
+    if values.get(wanted):
+        return LocalizedText(values[wanted], wanted, False)
+    if values.get(FALLBACK_LANGUAGE):
+        return LocalizedText(values[FALLBACK_LANGUAGE], FALLBACK_LANGUAGE, wanted != FALLBACK_LANGUAGE)
+    return LocalizedText("", wanted, False)

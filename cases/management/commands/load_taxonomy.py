@@ -1,0 +1,22 @@
+"""Create or update taxonomy terms from a JSON file (see cases/taxonomy.py for its shape)."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from cases.taxonomy import load_taxonomy
+
+
+class Command(BaseCommand):
+    help = __doc__.strip()
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", metavar="FILE")
+        parser.add_argument("--dry-run", action="store_true", help="check, but write nothing")
+
+    def handle(self, *args, path, dry_run, **options):
+        result = load_taxonomy(path, dry_run=dry_run)
+        if result.problems:
+            for problem in result.problems:
+                self.stderr.write(str(problem))
+            raise CommandError(f"{len(result.problems)} problems found; nothing was loaded.")
+        prefix = "Dry run, nothing written. " if dry_run else ""
+        self.stdout.write(self.style.SUCCESS(prefix + result.summary()))

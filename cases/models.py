@@ -1,0 +1,437 @@
+"""The case library: cases, their organisations, sources, steps, taxonomy terms and links."""
+
+from django.conf import settings
+from django.core.validators import MaxLengthValidator, MinLengthValidator, RegexValidator
+from django.db import models
+from django.db.models import Deferrable, Q
+from django.db.models.expressions import RawSQL
+from django.urls import reverse
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
+
+from .languages import pick
+
+# The exchange format's patterns (cases/schema/case.schema.json), held once for the
+# validators (forms, admin, import) and the check constraints (the database).
+CASE_ID_PATTERN = r"^[A-Z][A-Z0-9]{0,9}-[0-9]{1,8}$"
+SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+HTTP_URL_PATTERN = r"^https?://[^\s]+$"
+DURATION_PATTERN = r"^P(?!$)(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?$"
+TEXT_MAX_LENGTH = 100_000
+
+validate_case_id = RegexValidator(
+    r"^[A-Z][A-Z0-9]{0,9}-[0-9]{1,8}\Z", _("Enter a case id such as IL-0137.")
+)
+validate_slug = RegexValidator(
+    r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z", _("Use lowercase letters, digits and single hyphens.")
+)
+validate_http_url = RegexValidator(
+    r"^https?://[^\s]+\Z", _("Enter an http:// or https:// address without spaces.")
+)
+validate_duration = RegexValidator(
+    r"^P(?!\Z)(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?\Z",
+    _("Enter an ISO 8601 duration such as PT45M, PT8H or P2DT3H."),
+)
+
+
+def bilingual_text(name, verbose_name, required=False):
+    """The English and Korean columns of one text; null keeps 'not written' apart from ''."""
+    validators = [MaxLengthValidator(TEXT_MAX_LENGTH)]
+    english = models.TextField(
+        format_lazy("{} ({})", verbose_name, _("English")),
+        **({} if required else {"null": True, "blank": True}),
+        validators=validators + ([MinLengthValidator(1)] if required else []),
+    )
+    korean = models.TextField(
+        format_lazy("{} ({})", verbose_name, _("Korean")), null=True, blank=True, validators=validators
+    )
+    return {f"{name}_en": english, f"{name}_ko": korean}
+
+
+class Facet(models.TextChoices):
+    DOMAIN = "domain", _("Domain")
+    SYMPTOMS = "symptoms", _("Symptoms")
+    COMPONENTS = "components", _("Components")
+    ROOT_CAUSE = "root_cause", _("Root cause")
+    CONTRIBUTING = "contributing", _("Contributing factors")
+    SEVERITY = "severity", _("Severity")
+
+
+# Facets a case has several terms of (kept in order); the others have exactly one.
+LIST_FACETS = (Facet.DOMAIN, Facet.SYMPTOMS, Facet.COMPONENTS, Facet.CONTRIBUTING)
+
+
+class Organisation(models.Model):
+    slug = models.CharField(_("slug"), max_length=64, unique=True, validators=[validate_slug])
+    name = models.CharField(_("name"), max_length=200)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("organisation")
+        verbose_name_plural = _("organisations")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(slug__regex=SLUG_PATTERN), name="organisation_slug_format"
+            ),
+            models.CheckConstraint(condition=~Q(name=""), name="organisation_name_not_empty"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class Term(models.Model):
+    """A taxonomy term: one slug of one facet, with labels and descriptions in both languages."""
+
+    facet = models.CharField(_("facet"), max_length=20, choices=Facet.choices)
+    slug = models.CharField(_("slug"), max_length=64, validators=[validate_slug])
+    label_en = models.CharField(_("label (English)"), max_length=200)
+    label_ko = models.CharField(_("label (Korean)"), max_length=200, blank=True)
+    description_en = models.TextField(_("description (English)"), blank=True)
+    description_ko = models.TextField(_("description (Korean)"), blank=True)
+
+    class Meta:
+        ordering = ["facet", "slug"]
+        verbose_name = _("taxonomy term")
+        verbose_name_plural = _("taxonomy terms")
+        constraints = [
+            models.UniqueConstraint(fields=["facet", "slug"], name="term_one_slug_per_facet"),
+            models.CheckConstraint(
+                condition=Q(facet__in=Facet.values), name="term_facet_is_known"
+            ),
+            models.CheckConstraint(condition=Q(slug__regex=SLUG_PATTERN), name="term_slug_format"),
+            models.CheckConstraint(condition=~Q(label_en=""), name="term_label_en_not_empty"),
+        ]
+
+    def __str__(self):
+        return f"{self.get_facet_display()}: {self.label_en}"
+
+    def label(self, language):
+        return pick({"en": self.label_en, "ko": self.label_ko}, language)
+
+    def description(self, language):
+        return pick({"en": self.description_en, "ko": self.description_ko}, language)
+
+
+class CaseQuerySet(models.QuerySet):
+    def published(self):
+        """The cases the public may see: all of them, or only reviewed ones when drafts are hidden."""
+        if settings.INCIDENTLIB_HIDE_DRAFTS:
+            return self.filter(reviewed_at__isnull=False)
+        return self
+
+    def for_page(self):
+        """Everything the case page and the export show, in a fixed number of queries."""
+        return self.select_related(
+            "organisation", "severity", "root_cause", "recurrence_of", "reviewer"
+        ).prefetch_related(
+            "sources",
+            "remediation_steps",
+            "action_items",
+            models.Prefetch("case_terms", queryset=CaseTerm.objects.select_related("term")),
+            models.Prefetch(
+                "related_links", queryset=RelatedCase.objects.select_related("to_case")
+            ),
+        )
+
+    def recurrence_chain(self, case):
+        """Every case linked to `case` by recurrence_of, earlier and later, oldest first.
+
+        One query: a recursive walk up (what it repeats) and down (what repeated it).
+        """
+        table = Case._meta.db_table
+        walk = RawSQL(
+            f"""
+            WITH RECURSIVE earlier(id, recurrence_of_id) AS (
+                SELECT id, recurrence_of_id FROM {table} WHERE id = %s
+                UNION
+                SELECT c.id, c.recurrence_of_id FROM {table} c JOIN earlier e ON c.id = e.recurrence_of_id
+            ), later(id) AS (
+                SELECT id FROM {table} WHERE id = %s
+                UNION
+                SELECT c.id FROM {table} c JOIN later l ON c.recurrence_of_id = l.id
+            )
+            SELECT id FROM earlier UNION SELECT id FROM later
+            """,
+            [case.id, case.id],
+        )
+        return self.filter(id__in=walk).order_by("date", "id")
+
+
+class DateKind(models.TextChoices):
+    OCCURRED = "occurred", _("occurred")
+    DETECTED = "detected", _("detected")
+    REPORTED = "reported", _("reported")
+    PUBLISHED = "published", _("published")
+
+
+class Case(models.Model):
+    DateKind = DateKind
+
+    id = models.CharField(_("case id"), max_length=20, primary_key=True, validators=[validate_case_id])
+    organisation = models.ForeignKey(
+        Organisation, models.PROTECT, related_name="cases", verbose_name=_("organisation")
+    )
+    date = models.DateField(_("date"))
+    date_kind = models.CharField(_("what the date is"), max_length=20, choices=DateKind.choices)
+
+    locals().update(bilingual_text("title", _("title"), required=True))
+    locals().update(bilingual_text("summary", _("summary"), required=True))
+    locals().update(bilingual_text("trigger", _("trigger")))
+    locals().update(bilingual_text("symptoms_text", _("symptoms")))
+    locals().update(bilingual_text("detection", _("detection")))
+    locals().update(bilingual_text("lessons", _("lessons")))
+
+    impact_scope = models.TextField(
+        _("impact: scope"), null=True, blank=True, validators=[MaxLengthValidator(4000)]
+    )
+    impact_users = models.TextField(
+        _("impact: users"), null=True, blank=True, validators=[MaxLengthValidator(4000)]
+    )
+    impact_region = models.TextField(
+        _("impact: region"), null=True, blank=True, validators=[MaxLengthValidator(4000)]
+    )
+
+    severity = models.ForeignKey(
+        Term, models.PROTECT, related_name="+", limit_choices_to={"facet": Facet.SEVERITY},
+        verbose_name=_("severity"),
+    )
+    root_cause = models.ForeignKey(
+        Term, models.PROTECT, related_name="+", limit_choices_to={"facet": Facet.ROOT_CAUSE},
+        verbose_name=_("root cause"),
+    )
+    terms = models.ManyToManyField(
+        Term, through="CaseTerm", related_name="cases", blank=True, verbose_name=_("tags")
+    )
+
+    # ISO 8601 durations kept as written, so that export gives back the same text.
+    detected_after = models.CharField(
+        _("detected after"), max_length=32, null=True, blank=True, validators=[validate_duration]
+    )
+    resolved_after = models.CharField(
+        _("resolved after"), max_length=32, null=True, blank=True, validators=[validate_duration]
+    )
+
+    related = models.ManyToManyField(
+        "self", through="RelatedCase", symmetrical=False, related_name="related_from", blank=True,
+        verbose_name=_("related cases"),
+    )
+    recurrence_of = models.ForeignKey(
+        "self", models.PROTECT, null=True, blank=True, related_name="recurrences",
+        verbose_name=_("recurrence of"),
+    )
+    docs = models.JSONField(_("further documents"), default=list, blank=True)
+    url = models.CharField(
+        _("canonical address"), max_length=2000, null=True, blank=True,
+        validators=[validate_http_url],
+    )
+
+    written_by = models.CharField(_("written by"), max_length=150, null=True, blank=True)
+    reviewed_by = models.CharField(_("reviewed by"), max_length=150, null=True, blank=True)
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+",
+        verbose_name=_("reviewer account"),
+    )
+    reviewed_at = models.DateTimeField(_("reviewed at"), null=True, blank=True)
+    updated_at = models.DateTimeField(_("updated at"))
+    created_at = models.DateTimeField(_("added to the library"), auto_now_add=True)
+
+    objects = CaseQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-date", "id"]
+        verbose_name = _("case")
+        verbose_name_plural = _("cases")
+        constraints = [
+            models.CheckConstraint(condition=Q(id__regex=CASE_ID_PATTERN), name="case_id_format"),
+            models.CheckConstraint(
+                condition=Q(date_kind__in=DateKind.values), name="case_date_kind_is_known"
+            ),
+            models.CheckConstraint(
+                condition=~Q(title_en="") & ~Q(summary_en=""),
+                name="case_english_title_and_summary",
+                violation_error_message=_("A case needs an English title and summary."),
+            ),
+            models.CheckConstraint(
+                condition=Q(reviewed_at__isnull=True, reviewed_by__isnull=True)
+                | Q(reviewed_at__isnull=False, reviewed_by__isnull=False),
+                name="case_review_both_or_neither",
+                violation_error_message=_(
+                    "A reviewed case has both a reviewer and a review time; a draft has neither."
+                ),
+            ),
+            models.CheckConstraint(
+                condition=~Q(recurrence_of=models.F("id")),
+                name="case_not_own_recurrence",
+                violation_error_message=_("A case cannot be a recurrence of itself."),
+            ),
+            models.CheckConstraint(
+                condition=Q(url__isnull=True) | Q(url__regex=HTTP_URL_PATTERN),
+                name="case_url_is_http",
+            ),
+            models.CheckConstraint(
+                condition=Q(detected_after__isnull=True) | Q(detected_after__regex=DURATION_PATTERN),
+                name="case_detected_after_format",
+            ),
+            models.CheckConstraint(
+                condition=Q(resolved_after__isnull=True) | Q(resolved_after__regex=DURATION_PATTERN),
+                name="case_resolved_after_format",
+            ),
+        ]
+        indexes = [
+            # The case list sorted by date (the default order) and by last update.
+            models.Index(fields=["-date", "id"], name="case_date_idx"),
+            models.Index(fields=["-updated_at"], name="case_updated_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.id}: {self.title_en}"
+
+    def get_absolute_url(self):
+        return reverse("cases:detail", args=[self.id])
+
+    @property
+    def is_draft(self):
+        return self.reviewed_at is None
+
+    def text(self, name, language):
+        """One of the bilingual texts ('title', 'summary', ...) in the reader's language."""
+        return pick({"en": getattr(self, f"{name}_en"), "ko": getattr(self, f"{name}_ko")}, language)
+
+    def terms_of(self, facet):
+        """The case's terms of one facet, in order; uses the prefetched links when there are some."""
+        if facet == Facet.SEVERITY:
+            return [self.severity]
+        if facet == Facet.ROOT_CAUSE:
+            return [self.root_cause]
+        return [link.term for link in self.case_terms.all() if link.term.facet == facet]
+
+
+class CaseTerm(models.Model):
+    case = models.ForeignKey(Case, models.CASCADE, related_name="case_terms")
+    term = models.ForeignKey(Term, models.PROTECT, related_name="case_links")
+    position = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["case", "term"], name="case_term_once"),
+            models.UniqueConstraint(
+                fields=["case", "position"], name="case_term_position_unique",
+                deferrable=Deferrable.DEFERRED,
+            ),
+        ]
+        indexes = [
+            # Filtering the case list by a term: cases having term X.
+            models.Index(fields=["term", "case"], name="case_term_by_term_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.case_id} {self.term}"
+
+
+class RelatedCase(models.Model):
+    from_case = models.ForeignKey(Case, models.CASCADE, related_name="related_links")
+    to_case = models.ForeignKey(Case, models.PROTECT, related_name="related_from_links")
+    position = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["position"]
+        verbose_name = _("related case")
+        verbose_name_plural = _("related cases")
+        constraints = [
+            models.UniqueConstraint(fields=["from_case", "to_case"], name="related_case_once"),
+            models.UniqueConstraint(
+                fields=["from_case", "position"], name="related_case_position_unique",
+                deferrable=Deferrable.DEFERRED,
+            ),
+            models.CheckConstraint(
+                condition=~Q(from_case=models.F("to_case")), name="related_case_not_itself",
+                violation_error_message=_("A case cannot be related to itself."),
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.from_case_id} → {self.to_case_id}"
+
+
+class Source(models.Model):
+    case = models.ForeignKey(Case, models.CASCADE, related_name="sources")
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+    url = models.CharField(_("address"), max_length=2000, validators=[validate_http_url])
+    kind = models.CharField(_("kind"), max_length=64, validators=[validate_slug])
+    license = models.CharField(_("licence"), max_length=200, null=True, blank=True)
+    archived = models.CharField(
+        _("archived copy"), max_length=2000, null=True, blank=True, validators=[validate_http_url]
+    )
+
+    class Meta:
+        ordering = ["position", "id"]
+        verbose_name = _("source")
+        verbose_name_plural = _("sources")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["case", "position"], name="source_position_unique",
+                deferrable=Deferrable.DEFERRED,
+            ),
+            models.CheckConstraint(condition=Q(url__regex=HTTP_URL_PATTERN), name="source_url_is_http"),
+            models.CheckConstraint(
+                condition=Q(archived__isnull=True) | Q(archived__regex=HTTP_URL_PATTERN),
+                name="source_archived_is_http",
+            ),
+            models.CheckConstraint(condition=Q(kind__regex=SLUG_PATTERN), name="source_kind_format"),
+        ]
+        indexes = [
+            # /sources/?url=...: every case citing one address.
+            models.Index(fields=["url"], name="source_url_idx"),
+        ]
+
+    def __str__(self):
+        return self.url
+
+
+class CaseStep(models.Model):
+    """One item of an ordered bilingual list of a case (remediation, action items)."""
+
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+    locals().update(bilingual_text("text", _("text"), required=True))
+
+    class Meta:
+        abstract = True
+        ordering = ["position", "id"]
+
+    def __str__(self):
+        return self.text_en
+
+    def text(self, language):
+        return pick({"en": self.text_en, "ko": self.text_ko}, language)
+
+
+class RemediationStep(CaseStep):
+    case = models.ForeignKey(Case, models.CASCADE, related_name="remediation_steps")
+
+    class Meta(CaseStep.Meta):
+        verbose_name = _("remediation step")
+        verbose_name_plural = _("remediation")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["case", "position"], name="remediation_position_unique",
+                deferrable=Deferrable.DEFERRED,
+            ),
+            models.CheckConstraint(condition=~Q(text_en=""), name="remediation_text_en"),
+        ]
+
+
+class ActionItem(CaseStep):
+    case = models.ForeignKey(Case, models.CASCADE, related_name="action_items")
+
+    class Meta(CaseStep.Meta):
+        verbose_name = _("action item")
+        verbose_name_plural = _("action items")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["case", "position"], name="action_item_position_unique",
+                deferrable=Deferrable.DEFERRED,
+            ),
+            models.CheckConstraint(condition=~Q(text_en=""), name="action_item_text_en"),
+        ]

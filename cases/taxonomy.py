@@ -1,0 +1,105 @@
+"""Loading taxonomy terms from a JSON file.
+
+The file is a JSON array of terms, each
+``{"facet": ..., "slug": ..., "label": {"en", "ko"}, "description": {"en", "ko"}}``.
+"""
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from .models import Facet, Term, validate_slug
+from .reading import Problem
+
+
+@dataclass
+class TaxonomyResult:
+    problems: list = field(default_factory=list)
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+    def summary(self):
+        return (
+            f"Terms: {self.created} created, {self.updated} updated, {self.unchanged} unchanged."
+        )
+
+
+def _term_fields(entry, where, problems):
+    def problem(path, message):
+        problems.append(Problem(where[0], message, line=where[1], path=path))
+
+    if not isinstance(entry, dict):
+        problem(None, "must be a term object")
+        return None
+    unknown = set(entry) - {"facet", "slug", "label", "description"}
+    if unknown:
+        problem(None, f"unknown field {', '.join(sorted(unknown))}")
+    if entry.get("facet") not in Facet.values:
+        problem("facet", f"{entry.get('facet')!r} is not one of: {', '.join(Facet.values)}")
+    try:
+        validate_slug(entry.get("slug") if isinstance(entry.get("slug"), str) else "")
+    except ValidationError:
+        problem("slug", f"{entry.get('slug')!r} is not a slug")
+    texts = {}
+    for name in ("label", "description"):
+        value = entry.get(name, {})
+        if not isinstance(value, dict) or not all(
+            isinstance(value.get(lang, ""), str) for lang in ("en", "ko")
+        ):
+            problem(name, "must be an object with English and Korean strings")
+            value = {}
+        texts[f"{name}_en"] = value.get("en") or ""
+        texts[f"{name}_ko"] = value.get("ko") or ""
+    if not texts["label_en"]:
+        problem("label.en", "is missing: every term needs an English label")
+    return {"facet": entry.get("facet"), "slug": entry.get("slug"), **texts}
+
+
+def load_taxonomy(path, *, keep_existing=False, dry_run=False):
+    """Check every term in the file, then create or update them all in one transaction."""
+    result = TaxonomyResult()
+    file = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        entries = json.loads(text)
+    except OSError as error:
+        result.problems.append(Problem(file, f"cannot be read: {error.strerror}"))
+        return result
+    except json.JSONDecodeError as error:
+        result.problems.append(
+            Problem(file, f"malformed JSON: {error.msg}", line=error.lineno, column=error.colno)
+        )
+        return result
+    if not isinstance(entries, list):
+        result.problems.append(Problem(file, "must be a JSON array of terms"))
+        return result
+    terms, seen = [], set()
+    for index, entry in enumerate(entries):
+        fields = _term_fields(entry, (f"{file} [{index}]", None), result.problems)
+        if fields:
+            key = (fields["facet"], fields["slug"])
+            if key in seen:
+                result.problems.append(
+                    Problem(f"{file} [{index}]", f"{key[0]}:{key[1]} is listed twice")
+                )
+            seen.add(key)
+            terms.append(fields)
+    if result.problems or dry_run:
+        return result
+    with transaction.atomic():
+        stored = {(t.facet, t.slug): t for t in Term.objects.select_for_update()}
+        for fields in terms:
+            term = stored.get((fields["facet"], fields["slug"]))
+            if term is None:
+                Term.objects.create(**fields)
+                result.created += 1
+            elif keep_existing or all(getattr(term, k) == v for k, v in fields.items()):
+                result.unchanged += 1
+            else:
+                Term.objects.filter(pk=term.pk).update(**fields)
+                result.updated += 1
+    return result
