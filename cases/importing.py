@@ -75,8 +75,8 @@ class CaseImport:
 
     def run(self, *, dry_run=False):
         records = self.check()
-        if self.result.ok and not dry_run:
-            self.write(records)
+        if self.result.ok:
+            self.write(records, dry_run=dry_run)
         return self.result
 
     # Checking -----------------------------------------------------------------
@@ -191,7 +191,8 @@ class CaseImport:
 
     # Writing ------------------------------------------------------------------
 
-    def write(self, records):
+    def write(self, records, *, dry_run=False):
+        """Sort the cases into created, updated and unchanged, and store what changed."""
         with transaction.atomic():
             existing = {
                 case.id: case_to_exchange(case)
@@ -210,7 +211,7 @@ class CaseImport:
                 else:
                     self.result.updated.append(case_id)
                     changed.append(record)
-            if changed:
+            if changed and not dry_run:
                 self.store(changed)
 
     def store(self, records):

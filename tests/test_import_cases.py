@@ -1,0 +1,268 @@
+"""import_cases: what it accepts, what it refuses (naming the place), and that a refusal writes nothing."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from cases.models import Case, Source, Term
+
+from .conftest import ROOT, url_of_test_database, exported, import_cases, library_state, make_case, seed_case, write_json
+
+pytestmark = pytest.mark.django_db
+
+
+def refused(*paths, **options):
+    """Run the import expecting a refusal; return its error lines (stderr) and the final error."""
+    from io import StringIO
+
+    stderr = StringIO()
+    with pytest.raises(CommandError) as error:
+        call_command("import_cases", *map(str, paths), stderr=stderr, verbosity=0, **options)
+    return stderr.getvalue(), str(error.value)
+
+
+def test_import_one_case_file_stores_the_case(tmp_path):
+    import_cases(write_json(tmp_path / "c.json", seed_case()))
+    assert exported("IL-0137")["title"] == seed_case()["title"]
+
+
+def test_import_reads_arrays_json_lines_and_directories_recursively(tmp_path):
+    (tmp_path / "deep" / "er").mkdir(parents=True)
+    write_json(tmp_path / "array.json", [make_case("A-1"), make_case("A-2")])
+    (tmp_path / "deep" / "lines.jsonl").write_text(
+        "\n".join(json.dumps(make_case(f"L-{n}")) for n in (1, 2)) + "\n", encoding="utf-8"
+    )
+    write_json(tmp_path / "deep" / "er" / "one.json", make_case("O-1"))
+    (tmp_path / "notes.txt").write_text("not a case")
+    import_cases(tmp_path)
+    assert sorted(Case.objects.values_list("id", flat=True)) == ["A-1", "A-2", "L-1", "L-2", "O-1"]
+
+
+def test_summary_counts_created_updated_and_unchanged(tmp_path, capsys):
+    write_json(tmp_path / "a.json", [make_case("A-1"), make_case("A-2")])
+    call_command("import_cases", str(tmp_path))
+    assert "2 created, 0 updated, 0 unchanged; terms created: 7." in capsys.readouterr().out
+    changed = make_case("A-2", org="Lablup Inc", date="2026-06-16")
+    write_json(tmp_path / "a.json", [make_case("A-1"), changed])
+    call_command("import_cases", str(tmp_path))
+    assert "0 created, 1 updated, 1 unchanged; terms created: 0." in capsys.readouterr().out
+
+
+def test_reimport_replaces_sources_and_lists_in_place(tmp_path):
+    case = make_case("A-1")
+    case["sources"] = [
+        {"url": f"https://example.com/{n}", "kind": "blog", "license": None, "archived": None}
+        for n in range(3)
+    ]
+    import_cases(write_json(tmp_path / "a.json", case))
+    assert Source.objects.filter(case_id="A-1").count() == 3
+    case["sources"] = case["sources"][2:]
+    case["remediation"] = case["remediation"][:1]
+    case["contributing"] = ["monitoring-blind-spot"]
+    import_cases(write_json(tmp_path / "a.json", case))
+    assert Case.objects.count() == 1
+    assert Source.objects.count() == 1
+    assert exported("A-1")["sources"] == case["sources"]
+    assert exported("A-1")["remediation"] == case["remediation"]
+    assert exported("A-1")["contributing"] == ["monitoring-blind-spot"]
+
+
+def test_lists_keep_their_order(tmp_path):
+    case = make_case("A-1", contributing=["staging-not-representative", "monitoring-blind-spot"])
+    import_cases(write_json(tmp_path / "a.json", case))
+    case["contributing"].reverse()
+    case["remediation"].reverse()
+    import_cases(write_json(tmp_path / "a.json", case))
+    assert exported("A-1")["contributing"] == ["monitoring-blind-spot", "staging-not-representative"]
+    assert exported("A-1")["remediation"] == case["remediation"]
+
+
+def test_references_may_point_to_cases_in_the_same_run_or_already_stored(tmp_path):
+    import_cases(write_json(tmp_path / "first.json", make_case("A-1")))
+    write_json(
+        tmp_path / "first.json",
+        [make_case("B-1", related=["A-1", "B-2"], recurrence_of="B-2"), make_case("B-2")],
+    )
+    import_cases(tmp_path / "first.json")
+    assert exported("B-1")["related"] == ["A-1", "B-2"]
+    assert exported("B-1")["recurrence_of"] == "B-2"
+
+
+def test_new_taxonomy_slugs_become_terms_with_a_warning(tmp_path):
+    from io import StringIO
+
+    stderr = StringIO()
+    case = make_case("A-1", components=["shared-filesystem", "object-storage"])
+    call_command("import_cases", str(write_json(tmp_path / "a.json", case)), stderr=stderr)
+    assert "components:object-storage (A-1)" in stderr.getvalue()
+    assert Term.objects.get(facet="components", slug="object-storage").label_en == "Object storage"
+
+
+def test_strict_taxonomy_refuses_unknown_slugs(tmp_path):
+    import_cases(write_json(tmp_path / "seed.json", seed_case()))
+    before = library_state()
+    case = make_case("A-1", components=["object-storage"])
+    errors, final = refused(write_json(tmp_path / "a.json", case), strict_taxonomy=True)
+    assert "a.json:1: A-1: components: 'object-storage' is not a term of the components facet" in errors
+    assert library_state() == before
+
+
+def test_dry_run_reports_without_writing(tmp_path, capsys):
+    call_command("import_cases", str(write_json(tmp_path / "a.json", seed_case())), dry_run=True)
+    assert "Dry run, nothing written. Cases: 1 created" in capsys.readouterr().out
+    assert Case.objects.count() == 0 and Term.objects.count() == 0
+
+
+# Bad input: every case names its place and leaves the library as it was.
+
+
+@pytest.fixture
+def library(tmp_path):
+    import_cases(write_json(tmp_path / "seed.json", seed_case()))
+    return library_state()
+
+
+def test_malformed_json_names_file_line_and_column(tmp_path, library):
+    bad = tmp_path / "bad.json"
+    bad.write_text('[\n  {"id": "A-1",\n   "org": }\n]\n', encoding="utf-8")
+    errors, final = refused(bad)
+    assert f"{bad}:3:11: malformed JSON: Expecting value" in errors
+    assert "nothing was imported" in final
+    assert library_state() == library
+
+
+def test_malformed_json_lines_names_the_line(tmp_path, library):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(make_case("A-1")) + "\n{oops\n", encoding="utf-8")
+    errors, _ = refused(bad)
+    assert f"{bad}:2:2: malformed JSON" in errors
+    assert library_state() == library
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (lambda c: c.pop("summary"), "A-1: summary: is missing (a required field)"),
+        (lambda c: c.update(date=20260615), "A-1: date: must be string, not a number"),
+        (lambda c: c.update(severity_level="high"), "A-1: unknown field severity_level (not in the format)"),
+        (lambda c: c.update(date="2026-02-30"), "A-1: date: '2026-02-30' is not a valid date (YYYY-MM-DD)"),
+        (
+            lambda c: c["sources"][0].update(url="javascript:alert(1)"),
+            "A-1: sources[0].url: 'javascript:alert(1)' is not an http:// or https:// address",
+        ),
+        (
+            lambda c: c["sources"][0].update(archived="ftp://example.com/x"),
+            "A-1: sources[0].archived: 'ftp://example.com/x' is not an http:// or https:// address",
+        ),
+        (lambda c: c.update(org="x" * 201), "A-1: org: is too long: 201 characters, at most 200"),
+        (
+            lambda c: c["title"].update(en="x" * 100_001),
+            "A-1: title.en: is too long: 100001 characters, at most 100000",
+        ),
+        (lambda c: c["title"].update(en=""), "A-1: title.en: must not be empty"),
+        (lambda c: c.update(recurrence_of="A-1"), "A-1: recurrence_of: a case cannot be a recurrence of itself"),
+        (lambda c: c.update(related=["ZZ-9"]), "A-1: related[0]: ZZ-9 is neither in this run nor in the library"),
+        (lambda c: c.update(recurrence_of="ZZ-9"), "A-1: recurrence_of: ZZ-9 is neither in this run nor in the library"),
+        (
+            lambda c: c["review"].update(reviewed_at="yesterday"),
+            "A-1: review.reviewed_at: 'yesterday' is not a valid date-time",
+        ),
+        (
+            lambda c: c["timeline"].update(detected_after="45 minutes"),
+            "A-1: timeline.detected_after: '45 minutes' is not an ISO 8601 duration",
+        ),
+        (lambda c: c.update(severity="Very Bad"), "A-1: severity: 'Very Bad' is not a slug"),
+    ],
+    ids=[
+        "missing-field", "wrong-type", "unknown-field", "bad-date", "javascript-url",
+        "bad-archived-url", "over-long-org", "over-long-text", "empty-title", "self-recurrence",
+        "dangling-related", "dangling-recurrence", "bad-timestamp", "bad-duration", "bad-slug",
+    ],
+)
+def test_bad_case_is_refused_naming_its_place(tmp_path, library, change, expected):
+    case = make_case("A-1")
+    change(case)
+    path = write_json(tmp_path / "a.json", case)
+    errors, final = refused(path)
+    assert f"{path}:1: {expected}" in errors
+    assert "1 problem found; nothing was imported." in final
+    assert library_state() == library
+
+
+def test_duplicate_id_in_one_run_names_both_places(tmp_path, library):
+    write_json(tmp_path / "one.json", make_case("A-1"))
+    write_json(tmp_path / "two.json", [make_case("A-2"), make_case("A-1")])
+    errors, _ = refused(tmp_path)
+    assert f"{tmp_path / 'two.json'}:" in errors
+    assert f"A-1: id: the id is defined twice in this run (first at {tmp_path / 'one.json'}:1)" in errors
+    assert library_state() == library
+
+
+def test_array_elements_are_named_by_their_line(tmp_path, library):
+    path = write_json(tmp_path / "a.json", [make_case("A-1"), make_case("A-2", docs="x")])
+    errors, _ = refused(path)
+    element_lines = [n for n, text in enumerate(path.read_text().splitlines(), 1) if text == "  {"]
+    line = element_lines[1]  # where the second element of the array starts
+    assert line > 2
+    assert f"{path}:{line}: A-2: docs: must be array, not a string" in errors
+    assert library_state() == library
+
+
+def test_every_error_of_the_run_is_reported_and_nothing_is_written(tmp_path, library):
+    good = make_case("A-0")
+    bad_url = make_case("A-1")
+    bad_url["sources"][0]["url"] = "javascript:alert(1)"
+    missing = make_case("A-2")
+    del missing["lessons"]
+    write_json(tmp_path / "run.json", [good, bad_url, missing])
+    errors, final = refused(tmp_path / "run.json")
+    assert "A-1: sources[0].url" in errors
+    assert "A-2: lessons: is missing" in errors
+    assert "2 problems found" in final
+    assert library_state() == library
+    assert not Case.objects.filter(id="A-0").exists()
+
+
+def test_recurrence_cycles_are_refused(tmp_path, library):
+    write_json(tmp_path / "run.json", [make_case("A-1", recurrence_of="A-2"), make_case("A-2", recurrence_of="A-1")])
+    errors, _ = refused(tmp_path / "run.json")
+    assert "A-1: recurrence_of: the recurrence chain loops back to this case" in errors
+    assert library_state() == library
+
+
+def test_one_org_slug_with_two_names_is_refused(tmp_path, library):
+    write_json(tmp_path / "run.json", [make_case("A-1"), make_case("A-2", org="Lablup")])
+    errors, _ = refused(tmp_path / "run.json")
+    assert "A-2: org: 'Lablup' differs from 'Lablup Inc', the name given for org_slug 'lablup-inc'" in errors
+
+
+def test_a_missing_path_is_named(tmp_path, library):
+    errors, _ = refused(tmp_path / "nowhere.json")
+    assert f"{tmp_path / 'nowhere.json'}: no such file or directory" in errors
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_command_exits_non_zero_and_writes_nothing_when_refusing(tmp_path):
+    """As a curator runs it: a real process, its exit code and its stderr."""
+    case = make_case("A-1")
+    case["sources"][0]["url"] = "javascript:alert(1)"
+    path = write_json(tmp_path / "a.json", [make_case("A-0"), case])
+    env = dict(os.environ, DATABASE_URL=url_of_test_database())
+    process = subprocess.run(
+        [sys.executable, "manage.py", "import_cases", str(path)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert process.returncode == 1, process.stderr
+    assert f"{path}:" in process.stderr and "A-1: sources[0].url" in process.stderr
+    assert Case.objects.count() == 0
+    ok = subprocess.run(
+        [sys.executable, "manage.py", "import_cases", str(write_json(tmp_path / "a.json", make_case("A-0")))],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert "1 created" in ok.stdout
+    assert Case.objects.filter(id="A-0").exists()
