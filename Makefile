@@ -34,8 +34,8 @@ lint: $(VENV)/.installed
 
 ## make messages: refresh and compile the Korean translations (needs GNU gettext)
 messages: $(VENV)/.installed
-	$(PY) manage.py makemessages --locale ko --no-obsolete --add-location file
-	$(PY) manage.py compilemessages --locale ko
+	$(PY) manage.py makemessages --locale ko --no-obsolete --add-location file --ignore=.venv --ignore=staticfiles
+	$(PY) manage.py compilemessages --locale ko --ignore=.venv
 
 ## make clean-db: forget the embedded database (the next run starts afresh)
 clean-db:

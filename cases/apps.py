@@ -5,3 +5,6 @@ from django.utils.translation import gettext_lazy as _
 class CasesConfig(AppConfig):
     name = "cases"
     verbose_name = _("Incident cases")
+
+    def ready(self):
+        from . import checks  # noqa: F401  (registers the system checks)

@@ -130,7 +130,11 @@ class CaseQuerySet(models.QuerySet):
             "action_items",
             models.Prefetch("case_terms", queryset=CaseTerm.objects.select_related("term")),
             models.Prefetch(
-                "related_links", queryset=RelatedCase.objects.select_related("to_case")
+                "related_links",
+                queryset=RelatedCase.objects.select_related("to_case").only(
+                    "from_case_id", "to_case_id", "position",
+                    "to_case__id", "to_case__title_en", "to_case__title_ko",
+                ),
             ),
         )
 

@@ -56,19 +56,17 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
-if not os.environ.get("DATABASE_URL"):
-    raise ImproperlyConfigured(
-        "DATABASE_URL is not set. Use `make run` / `make test`, which start an embedded "
-        "PostgreSQL when it is unset, or run a command through "
-        "`.venv/bin/python -m incidentlib.localdb COMMAND`, or set DATABASE_URL "
-        "(postgres://USER:PASSWORD@HOST:PORT/NAME)."
-    )
+# Without DATABASE_URL, commands that need no database (compilemessages, collectstatic)
+# still work; the others stop at the system check `cases.E001`, which says what to do.
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
 DATABASES = {
     "default": dj_database_url.parse(
-        os.environ["DATABASE_URL"], conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60)
+        DATABASE_URL, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60)
     )
+    if DATABASE_URL
+    else {"ENGINE": "django.db.backends.dummy"}
 }
-if not DATABASES["default"]["ENGINE"].endswith("postgresql"):
+if DATABASE_URL and not DATABASES["default"]["ENGINE"].endswith("postgresql"):
     raise ImproperlyConfigured("incidentlib runs on PostgreSQL only: DATABASE_URL must be postgres://...")
 
 INSTALLED_APPS = [
