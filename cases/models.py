@@ -246,6 +246,7 @@ class Case(models.Model):
         ordering = ["-date", "id"]
         verbose_name = _("case")
         verbose_name_plural = _("cases")
+        permissions = [("review_case", _("Can approve a case or return it to draft"))]
         constraints = [
             models.CheckConstraint(condition=Q(id__regex=CASE_ID_PATTERN), name="case_id_format"),
             models.CheckConstraint(
