@@ -140,7 +140,6 @@ def same_case(a, b):
     return normalised(a) == normalised(b)
 
 
-def dump_cases(values, stream):
-    """Write exchange cases as one pretty JSON array, UTF-8 text kept as is."""
-    json.dump(values, stream, ensure_ascii=False, indent=2)
-    stream.write("\n")
+def cases_json(values):
+    """Exchange cases as one pretty JSON array, non-ASCII text kept as is."""
+    return json.dumps(values, ensure_ascii=False, indent=2) + "\n"

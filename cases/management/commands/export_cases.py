@@ -1,13 +1,12 @@
 """Export cases as a JSON array in the exchange format: all of them, or those named."""
 
 import os
-import sys
 import tempfile
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from cases.exchange import case_to_exchange, dump_cases
+from cases.exchange import case_to_exchange, cases_json
 from cases.models import Case
 
 
@@ -30,7 +29,7 @@ class Command(BaseCommand):
             write_atomically(Path(output), values)
             self.stderr.write(self.style.SUCCESS(f"Exported {len(values)} cases to {output}."))
         else:
-            dump_cases(values, sys.stdout)
+            self.stdout.write(cases_json(values), ending="")
 
 
 def write_atomically(path, values):
@@ -40,7 +39,7 @@ def write_atomically(path, values):
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            dump_cases(values, stream)
+            stream.write(cases_json(values))
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

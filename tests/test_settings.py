@@ -1,0 +1,36 @@
+"""Settings from the environment: safe production defaults, clear refusals."""
+
+import os
+import subprocess
+import sys
+
+from .conftest import ROOT
+
+
+def load_settings(**env):
+    base = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY", "DATABASE_URL")}
+    return subprocess.run(
+        [sys.executable, "-c", "import incidentlib.settings as s; print(s.DEBUG, s.SESSION_COOKIE_SECURE)"],
+        cwd=ROOT, env={**base, **env}, capture_output=True, text=True, timeout=60,
+    )
+
+
+def test_production_needs_a_secret_key():
+    result = load_settings(DATABASE_URL="postgres://x@localhost/x")
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set when DEBUG is off" in result.stderr
+
+
+def test_production_defaults_are_safe():
+    result = load_settings(SECRET_KEY="k", DATABASE_URL="postgres://x@localhost/x")
+    assert result.stdout.split() == ["False", "True"]
+
+
+def test_a_bad_boolean_is_refused_by_name():
+    result = load_settings(DEBUG="maybe")
+    assert "DEBUG must be one of" in result.stderr
+
+
+def test_only_postgresql_is_accepted():
+    result = load_settings(SECRET_KEY="k", DATABASE_URL="sqlite:///db.sqlite3")
+    assert "PostgreSQL only" in result.stderr
