@@ -78,7 +78,8 @@ def case_to_exchange(case):
         "contributing": terms[Facet.CONTRIBUTING],
         "timeline": {"detected_after": case.detected_after, "resolved_after": case.resolved_after},
         "remediation": [
-            {"text": _bilingual(step.text_en, step.text_ko)} for step in case.remediation_steps.all()
+            {"text": _bilingual(step.text_en, step.text_ko)}
+            for step in case.remediation_steps.all()
         ],
         "action_items": [
             {"text": _bilingual(item.text_en, item.text_ko)} for item in case.action_items.all()
@@ -117,7 +118,9 @@ def case_fields_from_exchange(data):
         "written_by": data["review"]["written_by"],
         "reviewed_by": data["review"]["reviewed_by"],
         "reviewed_at": (
-            parse_timestamp(data["review"]["reviewed_at"]) if data["review"]["reviewed_at"] else None
+            parse_timestamp(data["review"]["reviewed_at"])
+            if data["review"]["reviewed_at"]
+            else None
         ),
         "updated_at": parse_timestamp(data["updated_at"]),
     }

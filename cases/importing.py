@@ -148,7 +148,9 @@ class CaseImport:
         return [*data["related"], *([data["recurrence_of"]] if data["recurrence_of"] else [])]
 
     def check_recurrence_cycles(self, in_run):
-        parent = dict(Case.objects.filter(recurrence_of__isnull=False).values_list("id", "recurrence_of"))
+        parent = dict(
+            Case.objects.filter(recurrence_of__isnull=False).values_list("id", "recurrence_of")
+        )
         parent.update({case_id: r.data["recurrence_of"] for case_id, r in in_run.items()})
         for case_id, record in in_run.items():
             seen, current = {case_id}, parent.get(case_id)
@@ -291,11 +293,15 @@ class CaseImport:
                 for i, source in enumerate(data["sources"])
             ]
             remediation += [
-                RemediationStep(case_id=case_id, position=i, text_en=s["text"]["en"], text_ko=s["text"]["ko"])
+                RemediationStep(
+                    case_id=case_id, position=i, text_en=s["text"]["en"], text_ko=s["text"]["ko"]
+                )
                 for i, s in enumerate(data["remediation"])
             ]
             actions += [
-                ActionItem(case_id=case_id, position=i, text_en=s["text"]["en"], text_ko=s["text"]["ko"])
+                ActionItem(
+                    case_id=case_id, position=i, text_en=s["text"]["en"], text_ko=s["text"]["ko"]
+                )
                 for i, s in enumerate(data["action_items"])
             ]
         CaseTerm.objects.bulk_create(case_terms)

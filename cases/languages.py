@@ -14,7 +14,7 @@ def content_language(language_code):
 
 @dataclass(frozen=True)
 class LocalizedText:
-    """A text as shown to a reader: its words, the language they are in, and whether it fell back."""
+    """A text as shown to a reader: its words, their language, and whether it fell back."""
 
     text: str
     lang: str
@@ -33,5 +33,7 @@ def pick(values, language):
     if values.get(wanted):
         return LocalizedText(values[wanted], wanted, False)
     if values.get(FALLBACK_LANGUAGE):
-        return LocalizedText(values[FALLBACK_LANGUAGE], FALLBACK_LANGUAGE, wanted != FALLBACK_LANGUAGE)
+        return LocalizedText(
+            values[FALLBACK_LANGUAGE], FALLBACK_LANGUAGE, wanted != FALLBACK_LANGUAGE
+        )
     return LocalizedText("", wanted, False)

@@ -23,9 +23,7 @@ class TaxonomyResult:
     unchanged: int = 0
 
     def summary(self):
-        return (
-            f"Terms: {self.created} created, {self.updated} updated, {self.unchanged} unchanged."
-        )
+        return f"Terms: {self.created} created, {self.updated} updated, {self.unchanged} unchanged."
 
 
 def _term_fields(entry, where, problems):

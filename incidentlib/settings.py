@@ -25,7 +25,9 @@ def env_bool(name, default):
         return True
     if value.strip().lower() in _FALSE:
         return False
-    raise ImproperlyConfigured(f"{name} must be one of 1/0, true/false, yes/no, on/off; got {value!r}")
+    raise ImproperlyConfigured(
+        f"{name} must be one of 1/0, true/false, yes/no, on/off; got {value!r}"
+    )
 
 
 def env_int(name, default):
@@ -67,7 +69,9 @@ DATABASES = {
     else {"ENGINE": "django.db.backends.dummy"}
 }
 if DATABASE_URL and not DATABASES["default"]["ENGINE"].endswith("postgresql"):
-    raise ImproperlyConfigured("incidentlib runs on PostgreSQL only: DATABASE_URL must be postgres://...")
+    raise ImproperlyConfigured(
+        "incidentlib runs on PostgreSQL only: DATABASE_URL must be postgres://..."
+    )
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -1,4 +1,4 @@
-"""The case page /cases/<id>: the whole case, in the reader's language, escaped, in a fixed number of queries."""
+"""The case page /cases/<id>: the whole case, in the reader's language, escaped, in few queries."""
 
 import re
 
@@ -25,7 +25,9 @@ def test_case_page_shows_the_whole_case_in_english(client, seeded):
     assert "Published on" in html and "June 15, 2026" in html
     assert "Draft: not yet reviewed" in html
     for section in ("summary", "symptoms", "detection", "lessons", "trigger"):
-        first_paragraph = seed[section if section != "symptoms" else "symptoms_text"]["en"].split("\n\n")[0]
+        first_paragraph = seed[section if section != "symptoms" else "symptoms_text"]["en"].split(
+            "\n\n"
+        )[0]
         assert first_paragraph[:80] in html, section
     assert "Tuned readahead" in html
     assert 'href="https://arxiv.org/abs/2605.09370"' in html
@@ -71,7 +73,10 @@ def test_language_comes_from_cookie_then_accept_language_then_english(client, se
 
 def test_the_switcher_and_hreflang_alternates_link_the_other_language(client, seeded):
     html = page(client)
-    assert '<link rel="alternate" hreflang="ko" href="http://testserver/cases/IL-0137?lang=ko">' in html
+    assert (
+        '<link rel="alternate" hreflang="ko" href="http://testserver/cases/IL-0137?lang=ko">'
+        in html
+    )
     assert '<a href="/cases/IL-0137?lang=ko" hreflang="ko" lang="ko">한국어</a>' in html
 
 
@@ -104,7 +109,11 @@ def test_case_text_is_escaped(client, tmp_path):
 
 def test_reviewed_case_shows_reviewer_and_date(client, tmp_path):
     case = make_case("A-1")
-    case["review"] = {"written_by": "session", "reviewed_by": "mina", "reviewed_at": "2026-11-10T09:00:00Z"}
+    case["review"] = {
+        "written_by": "session",
+        "reviewed_by": "mina",
+        "reviewed_at": "2026-11-10T09:00:00Z",
+    }
     import_cases(write_json(tmp_path / "a.json", case))
     html = page(client, "/cases/A-1")
     assert "Reviewed by mina on Nov. 10, 2026" in html
@@ -114,7 +123,9 @@ def test_reviewed_case_shows_reviewer_and_date(client, tmp_path):
 def test_timeline_durations_are_in_words(client, tmp_path):
     case = make_case("A-1", timeline={"detected_after": "PT45M", "resolved_after": "P2DT3H"})
     import_cases(write_json(tmp_path / "a.json", case))
-    assert "45 minutes" in page(client, "/cases/A-1") and "2 days 3 hours" in page(client, "/cases/A-1")
+    assert "45 minutes" in page(client, "/cases/A-1") and "2 days 3 hours" in page(
+        client, "/cases/A-1"
+    )
     html = page(client, "/cases/A-1?lang=ko")
     assert "45분" in html and "2일 3시간" in html
 
@@ -137,7 +148,9 @@ def test_related_cases_and_the_recurrence_chain_in_both_directions(client, tmp_p
     assert 'href="/cases/A-3"' in middle.split('id="related"')[1].split("</section>")[0]
     assert "this case recurs it" in middle
     last = page(client, "/cases/A-3")
-    assert 'href="/cases/A-2"' in last.split('id="related"')[1]  # "related" seen from the other side
+    assert (
+        'href="/cases/A-2"' in last.split('id="related"')[1]
+    )  # "related" seen from the other side
 
 
 def test_trailing_slash_and_lower_case_ids_reach_the_case(client, seeded):

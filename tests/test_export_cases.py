@@ -55,7 +55,11 @@ def test_export_into_a_missing_folder_is_an_error(seeded, tmp_path):
 
 def test_timestamps_keep_their_instant(tmp_path):
     case = make_case("A-1", updated_at="2026-11-20T18:30:00+09:00")
-    case["review"] = {"written_by": None, "reviewed_by": "mina", "reviewed_at": "2026-11-21T00:00:00.5+02:00"}
+    case["review"] = {
+        "written_by": None,
+        "reviewed_by": "mina",
+        "reviewed_at": "2026-11-21T00:00:00.5+02:00",
+    }
     import_cases(write_json(tmp_path / "a.json", case))
     value = json.loads(export("A-1"))[0]
     assert value["updated_at"] == "2026-11-20T09:30:00Z"
@@ -65,9 +69,17 @@ def test_timestamps_keep_their_instant(tmp_path):
 def test_reviewer_without_an_account_keeps_the_name(tmp_path, django_user_model):
     django_user_model.objects.create_user("mina")
     with_account = make_case("A-1")
-    with_account["review"] = {"written_by": None, "reviewed_by": "mina", "reviewed_at": "2026-11-21T00:00:00Z"}
+    with_account["review"] = {
+        "written_by": None,
+        "reviewed_by": "mina",
+        "reviewed_at": "2026-11-21T00:00:00Z",
+    }
     without = make_case("A-2")
-    without["review"] = {"written_by": None, "reviewed_by": "Ghost Reviewer", "reviewed_at": "2026-11-21T00:00:00Z"}
+    without["review"] = {
+        "written_by": None,
+        "reviewed_by": "Ghost Reviewer",
+        "reviewed_at": "2026-11-21T00:00:00Z",
+    }
     write_json(tmp_path / "run.json", [with_account, without])
     import_cases(tmp_path / "run.json")
     values = {v["id"]: v for v in json.loads(export())}

@@ -1,4 +1,4 @@
-"""import_cases: what it accepts, what it refuses (naming the place), and that a refusal writes nothing."""
+"""import_cases: what it accepts, what it refuses (naming the place); a refusal writes nothing."""
 
 import json
 import os
@@ -10,7 +10,16 @@ from django.core.management import CommandError, call_command
 
 from cases.models import Case, Source, Term
 
-from .conftest import ROOT, url_of_test_database, exported, import_cases, library_state, make_case, seed_case, write_json
+from .conftest import (
+    ROOT,
+    exported,
+    import_cases,
+    library_state,
+    make_case,
+    seed_case,
+    url_of_test_database,
+    write_json,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -77,7 +86,10 @@ def test_lists_keep_their_order(tmp_path):
     case["contributing"].reverse()
     case["remediation"].reverse()
     import_cases(write_json(tmp_path / "a.json", case))
-    assert exported("A-1")["contributing"] == ["monitoring-blind-spot", "staging-not-representative"]
+    assert exported("A-1")["contributing"] == [
+        "monitoring-blind-spot",
+        "staging-not-representative",
+    ]
     assert exported("A-1")["remediation"] == case["remediation"]
 
 
@@ -107,7 +119,10 @@ def test_strict_taxonomy_refuses_unknown_slugs(tmp_path):
     before = library_state()
     case = make_case("A-1", components=["object-storage"])
     errors, final = refused(write_json(tmp_path / "a.json", case), strict_taxonomy=True)
-    assert "a.json:1: A-1: components: 'object-storage' is not a term of the components facet" in errors
+    assert (
+        "a.json:1: A-1: components: 'object-storage' is not a term of the components facet"
+        in errors
+    )
     assert library_state() == before
 
 
@@ -148,8 +163,14 @@ def test_malformed_json_lines_names_the_line(tmp_path, library):
     [
         (lambda c: c.pop("summary"), "A-1: summary: is missing (a required field)"),
         (lambda c: c.update(date=20260615), "A-1: date: must be string, not a number"),
-        (lambda c: c.update(severity_level="high"), "A-1: unknown field severity_level (not in the format)"),
-        (lambda c: c.update(date="2026-02-30"), "A-1: date: '2026-02-30' is not a valid date (YYYY-MM-DD)"),
+        (
+            lambda c: c.update(severity_level="high"),
+            "A-1: unknown field severity_level (not in the format)",
+        ),
+        (
+            lambda c: c.update(date="2026-02-30"),
+            "A-1: date: '2026-02-30' is not a valid date (YYYY-MM-DD)",
+        ),
         (
             lambda c: c["sources"][0].update(url="javascript:alert(1)"),
             "A-1: sources[0].url: 'javascript:alert(1)' is not an http:// or https:// address",
@@ -164,9 +185,18 @@ def test_malformed_json_lines_names_the_line(tmp_path, library):
             "A-1: title.en: is too long: 100001 characters, at most 100000",
         ),
         (lambda c: c["title"].update(en=""), "A-1: title.en: must not be empty"),
-        (lambda c: c.update(recurrence_of="A-1"), "A-1: recurrence_of: a case cannot be a recurrence of itself"),
-        (lambda c: c.update(related=["ZZ-9"]), "A-1: related[0]: ZZ-9 is neither in this run nor in the library"),
-        (lambda c: c.update(recurrence_of="ZZ-9"), "A-1: recurrence_of: ZZ-9 is neither in this run nor in the library"),
+        (
+            lambda c: c.update(recurrence_of="A-1"),
+            "A-1: recurrence_of: a case cannot be a recurrence of itself",
+        ),
+        (
+            lambda c: c.update(related=["ZZ-9"]),
+            "A-1: related[0]: ZZ-9 is neither in this run nor in the library",
+        ),
+        (
+            lambda c: c.update(recurrence_of="ZZ-9"),
+            "A-1: recurrence_of: ZZ-9 is neither in this run nor in the library",
+        ),
         (
             lambda c: c["review"].update(reviewed_at="yesterday"),
             "A-1: review.reviewed_at: 'yesterday' is not a valid date-time",
@@ -178,9 +208,21 @@ def test_malformed_json_lines_names_the_line(tmp_path, library):
         (lambda c: c.update(severity="Very Bad"), "A-1: severity: 'Very Bad' is not a slug"),
     ],
     ids=[
-        "missing-field", "wrong-type", "unknown-field", "bad-date", "javascript-url",
-        "bad-archived-url", "over-long-org", "over-long-text", "empty-title", "self-recurrence",
-        "dangling-related", "dangling-recurrence", "bad-timestamp", "bad-duration", "bad-slug",
+        "missing-field",
+        "wrong-type",
+        "unknown-field",
+        "bad-date",
+        "javascript-url",
+        "bad-archived-url",
+        "over-long-org",
+        "over-long-text",
+        "empty-title",
+        "self-recurrence",
+        "dangling-related",
+        "dangling-recurrence",
+        "bad-timestamp",
+        "bad-duration",
+        "bad-slug",
     ],
 )
 def test_bad_case_is_refused_naming_its_place(tmp_path, library, change, expected):
@@ -198,7 +240,10 @@ def test_duplicate_id_in_one_run_names_both_places(tmp_path, library):
     write_json(tmp_path / "two.json", [make_case("A-2"), make_case("A-1")])
     errors, _ = refused(tmp_path)
     assert f"{tmp_path / 'two.json'}:" in errors
-    assert f"A-1: id: the id is defined twice in this run (first at {tmp_path / 'one.json'}:1)" in errors
+    assert (
+        f"A-1: id: the id is defined twice in this run (first at {tmp_path / 'one.json'}:1)"
+        in errors
+    )
     assert library_state() == library
 
 
@@ -228,7 +273,10 @@ def test_every_error_of_the_run_is_reported_and_nothing_is_written(tmp_path, lib
 
 
 def test_recurrence_cycles_are_refused(tmp_path, library):
-    write_json(tmp_path / "run.json", [make_case("A-1", recurrence_of="A-2"), make_case("A-2", recurrence_of="A-1")])
+    write_json(
+        tmp_path / "run.json",
+        [make_case("A-1", recurrence_of="A-2"), make_case("A-2", recurrence_of="A-1")],
+    )
     errors, _ = refused(tmp_path / "run.json")
     assert "A-1: recurrence_of: the recurrence chain loops back to this case" in errors
     assert library_state() == library
@@ -237,7 +285,10 @@ def test_recurrence_cycles_are_refused(tmp_path, library):
 def test_one_org_slug_with_two_names_is_refused(tmp_path, library):
     write_json(tmp_path / "run.json", [make_case("A-1"), make_case("A-2", org="Lablup")])
     errors, _ = refused(tmp_path / "run.json")
-    assert "A-2: org: 'Lablup' differs from 'Lablup Inc', the name given for org_slug 'lablup-inc'" in errors
+    assert (
+        "A-2: org: 'Lablup' differs from 'Lablup Inc', the name given for org_slug 'lablup-inc'"
+        in errors
+    )
 
 
 def test_a_missing_path_is_named(tmp_path, library):
@@ -254,14 +305,27 @@ def test_the_command_exits_non_zero_and_writes_nothing_when_refusing(tmp_path):
     env = dict(os.environ, DATABASE_URL=url_of_test_database())
     process = subprocess.run(
         [sys.executable, "manage.py", "import_cases", str(path)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert process.returncode == 1, process.stderr
     assert f"{path}:" in process.stderr and "A-1: sources[0].url" in process.stderr
     assert Case.objects.count() == 0
     ok = subprocess.run(
-        [sys.executable, "manage.py", "import_cases", str(write_json(tmp_path / "a.json", make_case("A-0")))],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "manage.py",
+            "import_cases",
+            str(write_json(tmp_path / "a.json", make_case("A-0"))),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert ok.returncode == 0, ok.stderr
     assert "1 created" in ok.stdout

@@ -10,8 +10,16 @@ from .conftest import ROOT
 def load_settings(**env):
     base = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY", "DATABASE_URL")}
     return subprocess.run(
-        [sys.executable, "-c", "import incidentlib.settings as s; print(s.DEBUG, s.SESSION_COOKIE_SECURE)"],
-        cwd=ROOT, env={**base, **env}, capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-c",
+            "import incidentlib.settings as s; print(s.DEBUG, s.SESSION_COOKIE_SECURE)",
+        ],
+        cwd=ROOT,
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 

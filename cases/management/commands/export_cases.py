@@ -15,7 +15,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("ids", nargs="*", metavar="ID", help="case ids (default: every case)")
-        parser.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
+        parser.add_argument(
+            "--output", "-o", metavar="FILE", help="write to FILE instead of stdout"
+        )
 
     def handle(self, *args, ids, output, **options):
         cases = Case.objects.for_page().order_by("id")

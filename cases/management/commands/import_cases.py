@@ -41,7 +41,8 @@ class Command(BaseCommand):
             )
         if result.new_terms:
             terms = ", ".join(
-                f"{facet}:{slug} ({', '.join(ids)})" for (facet, slug), ids in result.new_terms.items()
+                f"{facet}:{slug} ({', '.join(ids)})"
+                for (facet, slug), ids in result.new_terms.items()
             )
             verb = "would be created" if dry_run else "created"
             self.stderr.write(

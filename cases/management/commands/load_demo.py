@@ -24,6 +24,10 @@ class Command(BaseCommand):
             raise CommandError("\n".join(map(str, result.problems)))
         self.stdout.write(self.style.SUCCESS(result.summary()))
         call_command(
-            "import_cases", str(FIXTURES / "cases"), keep_existing=True, verbosity=verbosity,
-            stdout=self.stdout, stderr=self.stderr,
+            "import_cases",
+            str(FIXTURES / "cases"),
+            keep_existing=True,
+            verbosity=verbosity,
+            stdout=self.stdout,
+            stderr=self.stderr,
         )
