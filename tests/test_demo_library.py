@@ -1,0 +1,68 @@
+"""The demo library in fixtures/: complete, bilingual, and loaded idempotently by load_demo."""
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from cases.importing import FACET_FIELDS, term_slugs
+from cases.models import Case
+
+from .conftest import FIXTURES, SEED, library_state
+
+CASES = [
+    json.loads(p.read_text(encoding="utf-8")) for p in sorted((FIXTURES / "cases").glob("*.json"))
+]
+TAXONOMY = json.loads((FIXTURES / "taxonomy.json").read_text(encoding="utf-8"))
+
+
+def test_the_seed_case_is_in_the_demo_library_unchanged():
+    assert (FIXTURES / "cases" / "IL-0137.json").read_bytes() == SEED.read_bytes()
+
+
+def test_the_demo_library_has_reviewed_cases_drafts_and_links():
+    assert len(CASES) >= 13
+    assert any(c["review"]["reviewed_at"] for c in CASES)
+    assert any(not c["review"]["reviewed_at"] for c in CASES)
+    assert sum(1 for c in CASES if c["related"]) >= 2
+    assert sum(1 for c in CASES if c["recurrence_of"]) >= 2
+    for facet in FACET_FIELDS:
+        assert len({slug for c in CASES for f, slug in term_slugs(c) if f == facet}) >= 2, facet
+
+
+def test_every_demo_case_is_written_in_both_languages():
+    for case in CASES:
+        assert case["title"]["en"] and case["title"]["ko"], case["id"]
+        assert case["summary"]["en"] and case["summary"]["ko"], case["id"]
+
+
+def test_the_taxonomy_labels_every_term_used_in_both_languages():
+    terms = {(t["facet"], t["slug"]): t for t in TAXONOMY}
+    used = {key for case in CASES for key in term_slugs(case)}
+    assert used <= terms.keys(), used - terms.keys()
+    for term in TAXONOMY:
+        assert term["label"]["en"] and term["label"]["ko"], term["slug"]
+        assert term["description"]["en"] and term["description"]["ko"], term["slug"]
+
+
+@pytest.mark.django_db
+def test_loading_the_demo_twice_changes_nothing():
+    out = StringIO()
+    call_command("load_demo", stdout=out, stderr=StringIO())
+    assert f"Cases: {len(CASES)} created" in out.getvalue()
+    first = library_state()
+    out = StringIO()
+    call_command("load_demo", stdout=out, stderr=StringIO())
+    assert "Terms: 0 created, 0 updated" in out.getvalue()
+    assert "0 created, 0 updated" in out.getvalue()
+    assert library_state() == first
+    assert Case.objects.count() == len(CASES)
+
+
+@pytest.mark.django_db
+def test_load_demo_leaves_cases_edited_in_the_library_alone():
+    call_command("load_demo", stdout=StringIO(), stderr=StringIO())
+    Case.objects.filter(id="IL-0137").update(title_en="Edited by a curator")
+    call_command("load_demo", stdout=StringIO(), stderr=StringIO())
+    assert Case.objects.get(id="IL-0137").title_en == "Edited by a curator"
