@@ -1,4 +1,4 @@
-"""incidentlib.localdb, behind `make run` and `make test`: DATABASE_URL, else an embedded PostgreSQL."""
+"""incidentlib.localdb (make run, make test): DATABASE_URL, else an embedded PostgreSQL."""
 
 import os
 import subprocess
