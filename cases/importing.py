@@ -217,6 +217,11 @@ class CaseImport:
                 self.store(changed)
 
     def store(self, records):
+        previous_organisations = set(
+            Case.objects.filter(id__in=[r.case_id for r in records]).values_list(
+                "organisation_id", flat=True
+            )
+        )
         organisation_ids = self.store_organisations(records)
         term_ids = self.store_terms(records)
         reviewers = dict(
@@ -243,6 +248,8 @@ class CaseImport:
             cases, update_conflicts=True, unique_fields=["id"], update_fields=update_fields
         )
         self.replace_lists(records, term_ids)
+        # A case moved to another organisation must not leave an empty one behind.
+        Organisation.objects.filter(id__in=previous_organisations, cases__isnull=True).delete()
 
     def store_organisations(self, records):
         names = {r.data["org_slug"]: r.data["org"] for r in records}

@@ -80,6 +80,14 @@ def test_reimport_replaces_sources_and_lists_in_place(tmp_path):
     assert exported("A-1")["contributing"] == ["monitoring-blind-spot"]
 
 
+def test_reimport_under_another_organisation_leaves_no_empty_organisation(tmp_path):
+    from cases.models import Organisation
+
+    import_cases(write_json(tmp_path / "a.json", make_case("A-1")))
+    import_cases(write_json(tmp_path / "a.json", make_case("A-1", org="Lablup", org_slug="lablup")))
+    assert list(Organisation.objects.values_list("slug", "name")) == [("lablup", "Lablup")]
+
+
 def test_lists_keep_their_order(tmp_path):
     case = make_case("A-1", contributing=["staging-not-representative", "monitoring-blind-spot"])
     import_cases(write_json(tmp_path / "a.json", case))
