@@ -11,6 +11,7 @@ export DEBUG ?= 1
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("incidentlib needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
+	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { echo "Python's venv module is missing: on Debian or Ubuntu, apt install python3-venv"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev,local]'

@@ -8,7 +8,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import DatabaseError, transaction
+from django.db.models import Count, Q
 
 from . import validation
 from .exchange import case_fields_from_exchange, case_to_exchange, same_case
@@ -24,7 +25,7 @@ from .models import (
     Source,
     Term,
 )
-from .reading import read_case_files
+from .reading import Problem, read_case_files
 
 FACET_FIELDS = [Facet.SEVERITY, Facet.ROOT_CAUSE, *LIST_FACETS]
 
@@ -76,7 +77,16 @@ class CaseImport:
     def run(self, *, dry_run=False):
         records = self.check()
         if self.result.ok:
-            self.write(records, dry_run=dry_run)
+            try:
+                self.write(records, dry_run=dry_run)
+            except DatabaseError as error:
+                # The checks should leave nothing for the database to refuse; if it does,
+                # the transaction is rolled back and the curator still gets a message.
+                self.result.problems.append(
+                    Problem(
+                        ", ".join(map(str, self.paths)), f"the database refused the import: {error}"
+                    )
+                )
         return self.result
 
     # Checking -----------------------------------------------------------------
@@ -92,9 +102,11 @@ class CaseImport:
                 validation.check_own_rules(record)
             if not record.problems:
                 valid.append(record)
-        self.check_unique_ids(valid)
+        with_ids = [r for r in records if r.case_id]
+        self.check_unique_ids(with_ids)
         self.check_organisations(valid)
-        self.check_references(valid)
+        # A case referring to an invalid one of the run gets no second, misleading error.
+        self.check_references(valid, run_ids={r.case_id for r in with_ids})
         self.check_taxonomy(valid)
         for record in records:
             self.result.problems.extend(record.problems)
@@ -111,6 +123,7 @@ class CaseImport:
                 )
 
     def check_organisations(self, records):
+        """One org_slug, one name: within the run, and against cases the run does not touch."""
         names = {}
         for record in records:
             slug, name = record.data["org_slug"], record.data["org"]
@@ -121,14 +134,26 @@ class CaseImport:
                     f"{slug!r} at {earlier[1].file}:{earlier[1].line}",
                     path="org",
                 )
+        run_ids = [r.case_id for r in records]
+        stored = Organisation.objects.filter(slug__in=names).annotate(
+            other_cases=Count("cases", filter=~Q(cases__id__in=run_ids))
+        )
+        for organisation in stored:
+            name, record = names[organisation.slug]
+            if organisation.name != name and organisation.other_cases:
+                record.problem(
+                    f"{name!r} differs from {organisation.name!r}, the name of org_slug "
+                    f"{organisation.slug!r} in the library, which "
+                    f"{organisation.other_cases} other case(s) use; rename the organisation "
+                    "in the admin, or use its name here",
+                    path="org",
+                )
 
-    def check_references(self, records):
+    def check_references(self, records, run_ids):
         in_run = {r.case_id: r for r in records}
         referenced = {ref for r in records for ref in self._references(r.data)}
-        stored = set(
-            Case.objects.filter(id__in=referenced - in_run.keys()).values_list("id", flat=True)
-        )
-        known = in_run.keys() | stored
+        stored = set(Case.objects.filter(id__in=referenced - run_ids).values_list("id", flat=True))
+        known = run_ids | stored
         for record in records:
             data = record.data
             for index, ref in enumerate(data["related"]):
@@ -213,6 +238,13 @@ class CaseImport:
                 else:
                     self.result.updated.append(case_id)
                     changed.append(record)
+            # Terms are made only for the cases actually written (--keep-existing skips some).
+            changed_ids = {r.case_id for r in changed}
+            self.result.new_terms = {
+                key: [case_id for case_id in ids if case_id in changed_ids]
+                for key, ids in self.result.new_terms.items()
+                if changed_ids.intersection(ids)
+            }
             if changed and not dry_run:
                 self.store(changed)
 

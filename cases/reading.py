@@ -64,7 +64,12 @@ def collect_files(paths):
         path = Path(raw)
         if path.is_dir():
             found = sorted(
-                p for p in path.rglob("*") if p.is_file() and p.suffix in CASE_FILE_SUFFIXES
+                p
+                for p in path.rglob("*")
+                if p.is_file()
+                and p.suffix in CASE_FILE_SUFFIXES
+                # Hidden folders (.git, .venv) hold no cases of ours.
+                and not any(part.startswith(".") for part in p.relative_to(path).parts)
             )
             if not found:
                 problems.append(Problem(str(path), "no *.json or *.jsonl files in this directory"))
@@ -103,7 +108,8 @@ def _array_records(text, file):
 
 def _json_lines_records(text, file):
     records, problems = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Only "\n" ends a JSON Lines record; splitlines() would also split on U+2028 in a string.
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
@@ -111,6 +117,14 @@ def _json_lines_records(text, file):
         except json.JSONDecodeError as error:
             problems.append(_decode_error(file, error, line_offset=number - 1))
     return records, problems
+
+
+def _is_json_value(text):
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return True
 
 
 def read_case_file(path):
@@ -127,8 +141,8 @@ def read_case_file(path):
     try:
         value = json.loads(text)
     except json.JSONDecodeError as error:
-        if error.msg == "Extra data":
-            # Several values one after another: JSON Lines in a .json file.
+        if error.msg == "Extra data" and _is_json_value(text.split("\n", 1)[0]):
+            # One value per line: JSON Lines in a .json file.
             return _json_lines_records(text, file)
         return [], [_decode_error(file, error)]
     if isinstance(value, list):

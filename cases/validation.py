@@ -5,17 +5,21 @@ wrong in words, so that a curator can fix the file without reading the schema.
 """
 
 import datetime
+import math
 import re
 from functools import cache
 
-from jsonschema import Draft202012Validator, FormatChecker
+from jsonschema import Draft202012Validator, FormatChecker, validators
+from jsonschema.exceptions import ValidationError
 
 from .exchange import case_schema
 
+# Fractions beyond microseconds would be cut on storing, changing the instant: refused.
 RFC3339 = re.compile(
-    r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$", re.ASCII
+    r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([Zz]|[+-]\d{2}:\d{2})", re.ASCII
 )
-DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$", re.ASCII)
+DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+DURATION_MAX_LENGTH = 32  # the width of the timeline columns
 
 format_checker = FormatChecker(formats=())
 
@@ -24,25 +28,41 @@ format_checker = FormatChecker(formats=())
 def is_date(value):
     if not isinstance(value, str):
         return True
-    if not DATE.match(value):
+    if not DATE.fullmatch(value):
         return False
     datetime.date.fromisoformat(value)
     return True
 
 
-@format_checker.checks("date-time", raises=ValueError)
+@format_checker.checks("date-time", raises=(ValueError, OverflowError))
 def is_date_time(value):
     if not isinstance(value, str):
         return True
-    if not RFC3339.match(value):
+    if not RFC3339.fullmatch(value):
         return False
-    datetime.datetime.fromisoformat(value.upper())
-    return True
+    instant = datetime.datetime.fromisoformat(value.upper()).astimezone(datetime.UTC)
+    # The database stores years 1 to 9999 (in UTC); "0001-01-01T00:30+01:00" is not one.
+    return instant.year >= 1
+
+
+@cache
+def _whole_pattern(pattern):
+    # The schema's patterns end in `$`, which in Python (unlike JSON Schema's ECMA-262)
+    # also matches before a final newline: "high\n" would pass as a slug.
+    return re.compile(pattern.replace("$", r"\Z"))
+
+
+def _pattern(validator, pattern, instance, schema):
+    if validator.is_type(instance, "string") and not _whole_pattern(pattern).search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+CaseValidator = validators.extend(Draft202012Validator, {"pattern": _pattern})
 
 
 @cache
 def case_validator():
-    return Draft202012Validator(case_schema(), format_checker=format_checker)
+    return CaseValidator(case_schema(), format_checker=format_checker)
 
 
 def field_path(path):
@@ -128,9 +148,34 @@ def check_format(record):
     return not errors
 
 
+def _unstorable_values(value, path=()):
+    """(path, problem) for values JSON allows but PostgreSQL cannot store."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            yield path, "contains a NUL character (\\u0000), which cannot be stored"
+        if re.search("[\ud800-\udfff]", value):
+            yield path, "contains an unpaired surrogate (\\ud800-\\udfff), which is not text"
+    elif isinstance(value, float) and not math.isfinite(value):
+        yield path, f"{value} is not a finite number (NaN and Infinity are not JSON)"
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _unstorable_values(key, path)
+            yield from _unstorable_values(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _unstorable_values(item, (*path, index))
+
+
 def check_own_rules(record):
     """Rules about one case that the schema cannot say."""
     data = record.data
+    for path, message in _unstorable_values(data):
+        record.problem(message, path=field_path(path) or None)
+    for name in ("detected_after", "resolved_after"):
+        if len(data["timeline"][name] or "") > DURATION_MAX_LENGTH:
+            record.problem(
+                f"is too long: at most {DURATION_MAX_LENGTH} characters", path=f"timeline.{name}"
+            )
     if data["recurrence_of"] == data["id"]:
         record.problem("a case cannot be a recurrence of itself", path="recurrence_of")
     if data["id"] in data["related"]:

@@ -54,6 +54,11 @@ if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
     SECRET_KEY = "insecure-development-key-do-not-use-in-production"
+elif not DEBUG and (len(SECRET_KEY) < 32 or SECRET_KEY in ("change-me", "secret")):
+    raise ImproperlyConfigured(
+        "SECRET_KEY is too weak for production: use at least 32 random characters, e.g. "
+        "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
+    )
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
@@ -154,8 +159,15 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Behind HTTPS in production; DEBUG (make run) serves plain http on 127.0.0.1.
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
-SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
-SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+# The container's HEALTHCHECK asks over plain http from inside.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 30 * 24 * 60 * 60)
+# Whether every subdomain is HTTPS-only, and preload-list membership, depend on the domain:
+# off unless asked for, and Django's deployment check is told that this is deliberate.
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SILENCED_SYSTEM_CHECKS = ["security.W005", "security.W021"]
 if env_bool("BEHIND_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_CONTENT_TYPE_NOSNIFF = True

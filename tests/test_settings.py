@@ -30,7 +30,7 @@ def test_production_needs_a_secret_key():
 
 
 def test_production_defaults_are_safe():
-    result = load_settings(SECRET_KEY="k", DATABASE_URL="postgres://x@localhost/x")
+    result = load_settings(SECRET_KEY="k" * 40, DATABASE_URL="postgres://x@localhost/x")
     assert result.stdout.split() == ["False", "True"]
 
 
@@ -40,5 +40,29 @@ def test_a_bad_boolean_is_refused_by_name():
 
 
 def test_only_postgresql_is_accepted():
-    result = load_settings(SECRET_KEY="k", DATABASE_URL="sqlite:///db.sqlite3")
+    result = load_settings(SECRET_KEY="k" * 40, DATABASE_URL="sqlite:///db.sqlite3")
     assert "PostgreSQL only" in result.stderr
+
+
+def test_production_settings_pass_the_deployment_check():
+    base = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY", "DATABASE_URL")}
+    env = {
+        **base,
+        "SECRET_KEY": "a-production-key-that-is-long-and-random-enough-1234567890",
+        "DATABASE_URL": "postgres://x@localhost/x",
+        "ALLOWED_HOSTS": "incidents.example.com",
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr + result.stdout
+
+
+def test_a_weak_production_secret_key_is_refused():
+    result = load_settings(SECRET_KEY="change-me", DATABASE_URL="postgres://x@localhost/x")
+    assert "SECRET_KEY is too weak for production" in result.stderr

@@ -42,6 +42,10 @@ def write_atomically(path, values):
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(cases_json(values))
+        # mkstemp makes the file private (0600); give it the mode a plain open() would.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -1,0 +1,159 @@
+"""Input that JSON allows but the library cannot keep is refused by name, never by a traceback."""
+
+import json
+import os
+import stat
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from cases.models import Case, Organisation, Term
+
+from .conftest import import_cases, library_state, make_case, seed_case, write_json
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def library(tmp_path):
+    import_cases(write_json(tmp_path / "seed.json", seed_case()))
+    return library_state()
+
+
+def refused(*paths, **options):
+    stderr = StringIO()
+    with pytest.raises(CommandError):
+        call_command("import_cases", *map(str, paths), stderr=stderr, verbosity=0, **options)
+    return stderr.getvalue()
+
+
+def write_raw(path, text):
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (lambda c: c["summary"].update(en="a\x00b"), "A-1: summary.en: contains a NUL character"),
+        (
+            lambda c: c["docs"].append({"n": float("nan")}),
+            "A-1: docs[0].n: nan is not a finite number",
+        ),
+        (lambda c: c["docs"].append(float("inf")), "A-1: docs[0]: inf is not a finite number"),
+        (lambda c: c.update(severity="high\n"), "A-1: severity: 'high\\n' is not a slug"),
+        (
+            lambda c: c["sources"][0].update(url="https://example.com/\n"),
+            "A-1: sources[0].url: 'https://example.com/\\n' is not an http:// or https:// address",
+        ),
+        (
+            lambda c: c["timeline"].update(detected_after="PT" + "1" * 40 + "H"),
+            "A-1: timeline.detected_after: is too long: at most 32 characters",
+        ),
+        (
+            lambda c: c.update(updated_at="0001-01-01T00:30:00+01:00"),
+            "A-1: updated_at: '0001-01-01T00:30:00+01:00' is not a valid date-time",
+        ),
+        (
+            lambda c: c.update(updated_at="2026-11-09T11:55:50.123456789Z"),
+            "A-1: updated_at: '2026-11-09T11:55:50.123456789Z' is not a valid date-time",
+        ),
+    ],
+    ids=[
+        "nul",
+        "nan",
+        "infinity",
+        "newline-slug",
+        "newline-url",
+        "long-duration",
+        "year-0",
+        "nanoseconds",
+    ],
+)
+def test_values_the_database_cannot_keep_are_refused_by_name(tmp_path, library, change, expected):
+    case = make_case("A-1")
+    change(case)
+    # allow_nan: json.dumps writes NaN/Infinity as the non-standard tokens json.loads accepts.
+    path = write_raw(tmp_path / "a.json", json.dumps(case, ensure_ascii=False))
+    assert f"{path}:1: {expected}" in refused(path)
+    assert library_state() == library
+
+
+def test_an_unpaired_surrogate_is_refused_by_name(tmp_path, library):
+    text = json.dumps(make_case("A-1")).replace('"Training', '"\\ud800Training', 1)
+    path = write_raw(tmp_path / "a.json", text)
+    assert "contains an unpaired surrogate" in refused(path)
+    assert library_state() == library
+
+
+def test_a_trailing_newline_in_an_id_is_refused(tmp_path, library):
+    path = write_json(tmp_path / "a.json", make_case("NL-2\n"))
+    assert "id: 'NL-2\\n' is not a case id" in refused(path)
+
+
+def test_a_stray_character_after_a_case_is_reported_where_it_is(tmp_path, library):
+    text = json.dumps(make_case("A-1"), indent=2) + "\n}\n"
+    path = write_raw(tmp_path / "a.json", text)
+    errors = refused(path)
+    last_line = text.count("\n")
+    assert errors.strip() == f"{path}:{last_line}:1: malformed JSON: Extra data"
+
+
+def test_json_lines_keep_line_separators_inside_strings(tmp_path):
+    case = make_case("A-1")
+    case["summary"]["en"] = "one\u2028two"
+    path = write_raw(tmp_path / "a.jsonl", json.dumps(case, ensure_ascii=False) + "\n")
+    import_cases(path)
+    assert Case.objects.get(id="A-1").summary_en == "one\u2028two"
+
+
+def test_a_reference_to_an_invalid_case_of_the_run_gives_no_second_error(tmp_path, library):
+    broken = make_case("S-1")
+    broken["sources"][0]["url"] = "javascript:x"
+    write_json(tmp_path / "run.json", [broken, make_case("S-2", related=["S-1"])])
+    errors = refused(tmp_path / "run.json")
+    assert "S-1: sources[0].url" in errors
+    assert "S-2" not in errors
+
+
+def test_renaming_an_organisation_other_stored_cases_use_is_refused(tmp_path, library):
+    case = make_case("X-10", org="Lablup (renamed)")
+    errors = refused(write_json(tmp_path / "a.json", case))
+    assert "X-10: org: 'Lablup (renamed)' differs from 'Lablup Inc', the name of org_slug" in errors
+    assert library_state() == library
+
+
+def test_renaming_the_organisation_of_the_only_case_that_uses_it_is_an_update(tmp_path, library):
+    import_cases(write_json(tmp_path / "a.json", make_case("IL-0137", org="Lablup")))
+    assert Organisation.objects.get(slug="lablup-inc").name == "Lablup"
+
+
+def test_keep_existing_creates_and_reports_terms_only_for_the_cases_it_adds(tmp_path, library):
+    kept = make_case("IL-0137", components=["object-storage"])
+    added = make_case("A-1", domain=["hpc"])
+    write_json(tmp_path / "run.json", [kept, added])
+    out, err = StringIO(), StringIO()
+    call_command(
+        "import_cases", str(tmp_path / "run.json"), keep_existing=True, stdout=out, stderr=err
+    )
+    assert "terms created: 1." in out.getvalue()
+    assert "domain:hpc (A-1)" in err.getvalue() and "object-storage" not in err.getvalue()
+    assert Term.objects.filter(slug="hpc").exists()
+    assert not Term.objects.filter(slug="object-storage").exists()
+
+
+def test_directories_are_searched_but_hidden_folders_are_not(tmp_path):
+    (tmp_path / ".git").mkdir()
+    write_json(tmp_path / ".git" / "old.json", make_case("H-1"))
+    write_json(tmp_path / "visible.json", make_case("V-1"))
+    import_cases(tmp_path)
+    assert list(Case.objects.values_list("id", flat=True)) == ["V-1"]
+
+
+def test_an_exported_file_is_readable_like_any_file_written(seeded, tmp_path):
+    target = tmp_path / "library.json"
+    call_command("export_cases", output=str(target), stderr=StringIO())
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask
