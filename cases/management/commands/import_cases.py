@@ -58,5 +58,6 @@ class Command(BaseCommand):
             ):
                 for case_id in ids:
                     self.stdout.write(f"{case_id}: {label}")
-        prefix = "Dry run, nothing written. " if dry_run else ""
-        self.stdout.write(self.style.SUCCESS(prefix + result.summary()))
+        if verbosity >= 1:
+            prefix = "Dry run, nothing written. " if dry_run else ""
+            self.stdout.write(self.style.SUCCESS(prefix + result.summary()))

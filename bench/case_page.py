@@ -1,0 +1,114 @@
+"""Benchmark: import speed, and the case page's cost as the library and a case grow.
+
+    .venv/bin/python -m incidentlib.localdb .venv/bin/python bench/case_page.py [--sizes 100 1000]
+
+Runs in its own database (<DATABASE_URL's name>_bench, recreated each run) and prints
+figures; compare the ratios of one run, not seconds across runs or machines.
+"""
+
+import argparse
+import copy
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def use_bench_database():
+    import psycopg
+
+    url = urlsplit(os.environ["DATABASE_URL"])
+    name = (url.path.lstrip("/") or "incidentlib") + "_bench"
+    admin = urlunsplit(url._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    os.environ["DATABASE_URL"] = urlunsplit(url._replace(path="/" + name))
+
+
+def generated_cases(count, start, seed, extra_sources=0):
+    cases = []
+    for n in range(start, start + count):
+        case = copy.deepcopy(seed)
+        case["id"] = f"B-{n}"
+        case["title"]["en"] = f"Benchmark case {n}: {seed['title']['en']}"
+        case["sources"] = case["sources"] + [
+            {
+                "url": f"https://example.com/{n}/{k}",
+                "kind": "blog",
+                "license": None,
+                "archived": None,
+            }
+            for k in range(extra_sources)
+        ]
+        cases.append(case)
+    return cases
+
+
+def timed(function, repeat):
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.perf_counter()
+        function()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs=2, default=[100, 1000])
+    args = parser.parse_args()
+    use_bench_database()
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "incidentlib.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    call_command("migrate", verbosity=0)
+    seed = json.loads((ROOT / "fixtures" / "cases" / "IL-0137.json").read_text(encoding="utf-8"))
+    client = Client(HTTP_HOST="localhost")
+    small, large = args.sizes
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        loaded = 0
+        for size in (small, large):
+            path = Path(folder) / f"cases-{size}.json"
+            path.write_text(
+                json.dumps(generated_cases(size - loaded, loaded, seed)), encoding="utf-8"
+            )
+            started = time.perf_counter()
+            call_command("import_cases", str(path), verbosity=0)
+            import_seconds = time.perf_counter() - started
+            per_case_ms = 1000 * import_seconds / (size - loaded)
+            loaded = size
+            big = Path(folder) / "big.json"
+            big.write_text(
+                json.dumps(generated_cases(1, 10**6, seed, extra_sources=200)), encoding="utf-8"
+            )
+            call_command("import_cases", str(big), verbosity=0)
+            page = timed(lambda: client.get("/cases/B-0"), 20)
+            big_page = timed(lambda: client.get("/cases/B-1000000"), 20)
+            with CaptureQueriesContext(connection) as queries:
+                client.get("/cases/B-1000000")
+            rows.append((size, per_case_ms, page * 1000, big_page * 1000, len(queries)))
+    header = ("library", "import ms/case", "page ms", "200-source page ms", "queries")
+    print(f"{header[0]:>8} {header[1]:>15} {header[2]:>8} {header[3]:>19} {header[4]:>8}")
+    for size, per_case, page, big_page, queries in rows:
+        print(f"{size:>8} {per_case:>15.2f} {page:>8.2f} {big_page:>19.2f} {queries:>8}")
+    print(
+        f"page time ratio, library {large} vs {small}: {rows[1][2] / rows[0][2]:.2f} (1.0 = flat)"
+    )
+
+
+if __name__ == "__main__":
+    main()
