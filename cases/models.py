@@ -1,10 +1,13 @@
 """The case library: cases, their organisations, sources, steps, taxonomy terms and links."""
 
 from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
 from django.core.validators import MaxLengthValidator, MinLengthValidator, RegexValidator
 from django.db import models
-from django.db.models import Deferrable, Q
+from django.db.models import Count, Deferrable, OuterRef, Q, Subquery
 from django.db.models.expressions import RawSQL
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
@@ -79,6 +82,9 @@ class Organisation(models.Model):
     def __str__(self):
         return self.name
 
+    def get_absolute_url(self):
+        return reverse("cases:org", args=[self.slug])
+
 
 class Term(models.Model):
     """A taxonomy term: one slug of one facet, with labels and descriptions in both languages."""
@@ -106,6 +112,9 @@ class Term(models.Model):
     def __str__(self):
         return f"{self.get_facet_display()}: {self.label_en}"
 
+    def get_absolute_url(self):
+        return reverse("cases:term", args=[self.facet, self.slug])
+
     def label(self, language):
         return pick({"en": self.label_en, "ko": self.label_ko}, language)
 
@@ -122,20 +131,36 @@ class CaseQuerySet(models.QuerySet):
 
     def for_page(self):
         """Everything the case page and the export show, in a fixed number of queries."""
-        return self.select_related(
-            "organisation", "severity", "root_cause", "recurrence_of", "reviewer"
-        ).prefetch_related(
-            "sources",
-            "remediation_steps",
-            "action_items",
-            models.Prefetch("case_terms", queryset=CaseTerm.objects.select_related("term")),
-            models.Prefetch(
-                "related_links",
-                queryset=RelatedCase.objects.select_related("to_case").only(
-                    "from_case_id", "to_case_id", "position",
-                    "to_case__id", "to_case__title_en", "to_case__title_ko",
+        return (
+            self.defer("search_vector")
+            .select_related("organisation", "severity", "root_cause", "recurrence_of", "reviewer")
+            .prefetch_related(
+                models.Prefetch("sources", queryset=Source.objects.with_citations()),
+                "remediation_steps",
+                "action_items",
+                models.Prefetch("case_terms", queryset=CaseTerm.objects.select_related("term")),
+                models.Prefetch(
+                    "related_links",
+                    queryset=RelatedCase.objects.select_related("to_case").only(
+                        "from_case_id",
+                        "to_case_id",
+                        "position",
+                        "to_case__id",
+                        "to_case__title_en",
+                        "to_case__title_ko",
+                    ),
                 ),
-            ),
+            )
+        )
+
+    def for_list(self):
+        """What a row of a case list shows: organisation, severity, root cause and tags."""
+        return (
+            self.defer("search_vector")
+            .select_related("organisation", "severity", "root_cause")
+            .prefetch_related(
+                models.Prefetch("case_terms", queryset=CaseTerm.objects.select_related("term"))
+            )
         )
 
     def recurrence_chain(self, case):
@@ -239,6 +264,9 @@ class Case(models.Model):
     reviewed_at = models.DateTimeField(_("reviewed at"), null=True, blank=True)
     updated_at = models.DateTimeField(_("updated at"))
     created_at = models.DateTimeField(_("added to the library"), auto_now_add=True)
+    # Written by the database, never by Django: the triggers of migration 0003 rebuild it
+    # whenever the case, its remediation steps or its organisation's name change.
+    search_vector = SearchVectorField(null=True, editable=False)
 
     objects = CaseQuerySet.as_manager()
 
@@ -287,6 +315,10 @@ class Case(models.Model):
             # The case list sorted by date (the default order) and by last update.
             models.Index(fields=["-date", "id"], name="case_date_idx"),
             models.Index(fields=["-updated_at"], name="case_updated_idx"),
+            # The feed (reviewed cases, latest review first) and the reviewed=yes|no filter.
+            models.Index(fields=["-reviewed_at"], name="case_reviewed_idx"),
+            # Full-text search (cases/search.py): search_vector @@ query.
+            GinIndex(fields=["search_vector"], name="case_search_idx"),
         ]
 
     def __str__(self):
@@ -360,6 +392,19 @@ class RelatedCase(models.Model):
         return f"{self.from_case_id} → {self.to_case_id}"
 
 
+class SourceQuerySet(models.QuerySet):
+    def with_citations(self):
+        """Each source with `citations`: how many public cases cite its address."""
+        citing = (
+            Source.objects.filter(url=OuterRef("url"), case__in=Case.objects.published())
+            .order_by()
+            .values("url")
+            .annotate(cases=Count("case", distinct=True))
+            .values("cases")
+        )
+        return self.annotate(citations=Coalesce(Subquery(citing), 0))
+
+
 class Source(models.Model):
     case = models.ForeignKey(Case, models.CASCADE, related_name="sources")
     position = models.PositiveSmallIntegerField(_("position"), default=0)
@@ -369,6 +414,8 @@ class Source(models.Model):
     archived = models.CharField(
         _("archived copy"), max_length=2000, null=True, blank=True, validators=[validate_http_url]
     )
+
+    objects = SourceQuerySet.as_manager()
 
     class Meta:
         ordering = ["position", "id"]

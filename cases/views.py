@@ -1,10 +1,22 @@
 from django.conf import settings
-from django.http import Http404, JsonResponse
+from django.core.paginator import InvalidPage, Paginator
+from django.db.models import Count, Exists, OuterRef
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
+from . import search
+from .browsing import CaseListing, TermIndex
 from .exchange import case_to_exchange
-from .models import Case, Facet
+from .facets import library_counts
+from .languages import content_language
+from .models import Case, Facet, Organisation, Source, Term
+
+RECENT_CASES = 8
+HOME_TERMS_PER_FACET = 8
 
 
 def _get_case(case_id):
@@ -17,9 +29,11 @@ def case_detail(request, case_id):
     if case_id != case_id.upper():
         return redirect("cases:detail", case_id=case_id.upper(), permanent=True)
     case = _get_case(case_id)
-    chain = list(Case.objects.published().recurrence_chain(case).only(
-        "id", "title_en", "title_ko", "date", "recurrence_of_id", "reviewed_at"
-    ))
+    chain = list(
+        Case.objects.published()
+        .recurrence_chain(case)
+        .only("id", "title_en", "title_ko", "date", "recurrence_of_id", "reviewed_at")
+    )
     related_from = list(
         Case.objects.published()
         .filter(related_links__to_case=case)
@@ -48,19 +62,135 @@ def case_json(request, case_id):
     )
 
 
+def _popular_terms(terms, counts, facet, language, limit=None):
+    """The facet's terms some public case has, with their counts, most cases first."""
+    found = [(term, counts.count(facet, term.slug)) for term in terms.of(facet)]
+    found = [(term, count) for term, count in found if count]
+    found.sort(key=lambda pair: (-pair[1], str(pair[0].label(language)).lower()))
+    return found[:limit]
+
+
 @require_safe
 def home(request):
+    language = content_language(get_language())
+    counts = library_counts()
+    terms = TermIndex(Term.objects.all())
     return render(
         request,
         "home.html",
-        {"recent_cases": Case.objects.published().select_related("organisation", "severity")[:10]},
+        {
+            "recent_cases": Case.objects.published().for_list()[:RECENT_CASES],
+            "case_count": counts.total,
+            "facets": [
+                (facet, _popular_terms(terms, counts, facet, language, HOME_TERMS_PER_FACET))
+                for facet in Facet
+            ],
+        },
     )
+
+
+def _case_list_page(request, listing, template, context=None):
+    context = {**(context or {}), "listing": listing}
+    if not listing.is_valid():
+        return render(request, template, context, status=400)
+    try:
+        listing.load(request.GET.get("page") or 1)
+    except InvalidPage:
+        raise Http404(_("This list has no such page.")) from None
+    return render(request, template, context)
 
 
 @require_safe
 def case_list(request):
-    cases = Case.objects.published().select_related("organisation", "severity")
-    return render(request, "cases/case_list.html", {"cases": cases[: settings.INCIDENTLIB_PAGE_SIZE]})
+    case_id = search.case_id_in(request.GET.get("q"))
+    if case_id and Case.objects.published().filter(id=case_id).exists():
+        return redirect("cases:detail", case_id=case_id)
+    return _case_list_page(request, CaseListing(request), "cases/case_list.html")
+
+
+@require_safe
+def taxonomy(request):
+    language = content_language(get_language())
+    counts = library_counts()
+    terms = TermIndex(Term.objects.all())
+    facets = []
+    for facet in Facet:
+        facet_terms = [(term, counts.count(facet, term.slug)) for term in terms.of(facet)]
+        facet_terms.sort(key=lambda pair: str(pair[0].label(language)).lower())
+        facets.append((facet, facet_terms))
+    return render(request, "cases/taxonomy.html", {"facets": facets})
+
+
+@require_safe
+def term_detail(request, facet, slug):
+    if facet not in Facet.values:
+        raise Http404(_("There is no such facet."))
+    listing = CaseListing(request, fixed={facet: slug})
+    term = listing.terms.get(facet, slug)
+    if term is None:
+        raise Http404(_("There is no such term."))
+    return _case_list_page(
+        request, listing, "cases/term_detail.html", {"term": term, "facet": Facet(facet)}
+    )
+
+
+def _public_organisations():
+    """Organisations with at least one public case, with `case_count`."""
+    return Organisation.objects.filter(cases__in=Case.objects.published()).annotate(
+        case_count=Count("cases")
+    )
+
+
+@require_safe
+def organisation_list(request):
+    return render(
+        request,
+        "cases/organisation_list.html",
+        {"organisations": _public_organisations().order_by("name")},
+    )
+
+
+@require_safe
+def organisation_detail(request, slug):
+    organisation = get_object_or_404(
+        Organisation.objects.filter(
+            Exists(Case.objects.published().filter(organisation=OuterRef("pk")))
+        ),
+        slug=slug,
+    )
+    listing = CaseListing(request, fixed={"org": slug})
+    return _case_list_page(
+        request, listing, "cases/organisation_detail.html", {"organisation": organisation}
+    )
+
+
+@require_safe
+def source_cases(request):
+    url = request.GET.get("url", "").strip()
+    if not url:
+        return render(request, "cases/source_cases.html", {"url": ""}, status=400)
+    cases = (
+        Case.objects.published()
+        .for_list()
+        .filter(Exists(Source.objects.filter(case=OuterRef("pk"), url=url)))
+        .order_by("-date", "id")
+    )
+    try:
+        page = Paginator(cases, settings.INCIDENTLIB_PAGE_SIZE).page(request.GET.get("page") or 1)
+    except InvalidPage:
+        raise Http404(_("This list has no such page.")) from None
+    return render(request, "cases/source_cases.html", {"url": url, "page": page})
+
+
+@require_safe
+def robots_txt(request):
+    lines = [
+        "User-agent: *",
+        "Disallow: /admin/",
+        "Disallow: /api/",
+        f"Sitemap: {request.build_absolute_uri(reverse('cases:sitemap'))}",
+    ]
+    return HttpResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
 
 
 def not_found(request, exception=None):

@@ -5,6 +5,7 @@ from django.utils.translation import get_language
 
 from cases.durations import duration_in_words
 from cases.languages import pick
+from cases.models import Facet
 
 register = template.Library()
 
@@ -39,3 +40,13 @@ def in_words(duration):
 @register.filter
 def terms_of(case, facet):
     return case.terms_of(facet)
+
+
+# What a case list shows of a case's tags: what it is about, what broke, how, and why.
+MAIN_FACETS = (Facet.DOMAIN, Facet.COMPONENTS, Facet.SYMPTOMS, Facet.ROOT_CAUSE)
+
+
+@register.simple_tag
+def main_tags(case):
+    """(facet, term) pairs of the case's main tags; uses its prefetched links."""
+    return [(facet, term) for facet in MAIN_FACETS for term in case.terms_of(facet)]

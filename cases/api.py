@@ -1,0 +1,167 @@
+"""The JSON API: cases in the exchange format, the taxonomy, and the whole library at once.
+
+- `/api/cases/`: the parameters of /cases/ (cases/filters.py) plus `page` and `per_page`;
+  `{"total", "page", "pages", "per_page", "next", "previous", "results"}` where each result
+  is a case in the exchange format (cases/schema/case.schema.json).
+- `/api/taxonomy/`: every facet and its terms, labels and descriptions in both languages,
+  with the number of public cases of each.
+- `/api/cases.jsonl`: every public case in the exchange format, one per line, streamed.
+
+Every error is a JSON object `{"error": ..., "parameters": {name: [problems]}}` with a 4xx
+status: 400 for a parameter that is unknown or malformed or names no term, 404 for a page
+past the last or an address under /api/ that does not exist.
+"""
+
+import json
+
+from django.conf import settings
+from django.core.paginator import Paginator
+from django.http import JsonResponse, StreamingHttpResponse
+from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_safe
+
+from .browsing import url_with
+from .exchange import case_to_exchange
+from .facets import library_counts
+from .filters import CaseFilter
+from .models import Case, Facet, Term
+
+MAX_PER_PAGE = 100
+# Cases fetched (with their lists, in a fixed number of queries) per step of the download.
+BULK_CHUNK = 200
+# Parameters every page takes: `lang` chooses the language of error messages.
+PAGING_PARAMS = ("page", "per_page", "lang")
+
+
+def _json(value, status=200):
+    return JsonResponse(value, status=status, json_dumps_params={"ensure_ascii": False})
+
+
+def json_error(status, message, parameters=None):
+    return _json({"error": message, "parameters": parameters or {}}, status=status)
+
+
+def _positive_int(request, name, default, maximum=None):
+    """A query parameter that must be a whole number from 1 (to `maximum`); None if it is not."""
+    raw = request.GET.get(name)
+    if raw is None:
+        return default
+    if not raw.isascii() or not raw.isdigit() or int(raw) < 1:
+        return None
+    if maximum and int(raw) > maximum:
+        return None
+    return int(raw)
+
+
+def _both_languages(text):
+    values = {}
+    for language in ("en", "ko"):
+        with translation.override(language):
+            values[language] = str(text)
+    return values
+
+
+@require_safe
+def case_list(request):
+    unknown = sorted(set(request.GET) - set(CaseFilter.base_filters) - set(PAGING_PARAMS))
+    if unknown:
+        return json_error(
+            400,
+            _("Unknown parameter."),
+            {name: [_("This parameter does not exist.")] for name in unknown},
+        )
+    page_number = _positive_int(request, "page", 1)
+    per_page = _positive_int(request, "per_page", settings.INCIDENTLIB_PAGE_SIZE, MAX_PER_PAGE)
+    bad = {}
+    if page_number is None:
+        bad["page"] = [_("Give a whole number from 1.")]
+    if per_page is None:
+        bad["per_page"] = [_("Give a whole number from 1 to %(max)d.") % {"max": MAX_PER_PAGE}]
+    selection = CaseFilter(
+        request.GET, Case.objects.published().for_page(), terms=Term.objects.all()
+    )
+    if not selection.is_valid():
+        bad.update({name: list(messages) for name, messages in selection.errors.items()})
+    if bad:
+        return json_error(400, _("Some parameters are not valid."), bad)
+
+    paginator = Paginator(selection.qs, per_page)
+    if page_number > paginator.num_pages:
+        return json_error(
+            404,
+            _("There is no page %(page)d: the last page is %(last)d.")
+            % {"page": page_number, "last": paginator.num_pages},
+            {"page": [_("Past the last page.")]},
+        )
+    page = paginator.page(page_number)
+
+    def page_link(number):
+        params = request.GET.copy()
+        params["page"] = number
+        return request.build_absolute_uri(url_with(request.path, params))
+
+    return _json(
+        {
+            "total": paginator.count,
+            "page": page.number,
+            "pages": paginator.num_pages,
+            "per_page": per_page,
+            "next": page_link(page.next_page_number()) if page.has_next() else None,
+            "previous": page_link(page.previous_page_number()) if page.has_previous() else None,
+            "results": [case_to_exchange(case) for case in page.object_list],
+        }
+    )
+
+
+@require_safe
+def taxonomy(request):
+    counts = library_counts()
+    terms = list(Term.objects.all())
+    return _json(
+        {
+            "facets": [
+                {
+                    "facet": facet.value,
+                    "label": _both_languages(facet.label),
+                    "terms": [
+                        {
+                            "slug": term.slug,
+                            "label": {"en": term.label_en, "ko": term.label_ko or None},
+                            "description": {
+                                "en": term.description_en or None,
+                                "ko": term.description_ko or None,
+                            },
+                            "cases": counts.count(facet, term.slug),
+                            "url": request.build_absolute_uri(term.get_absolute_url()),
+                            "cases_url": request.build_absolute_uri(
+                                f"{reverse('cases:api_cases')}?{facet.value}={term.slug}"
+                            ),
+                        }
+                        for term in terms
+                        if term.facet == facet
+                    ],
+                }
+                for facet in Facet
+            ]
+        }
+    )
+
+
+@require_safe
+def bulk_download(request):
+    """Every public case as JSON Lines, fetched and written a chunk at a time."""
+    cases = Case.objects.published().for_page().order_by("id")
+
+    def lines():
+        for case in cases.iterator(chunk_size=BULK_CHUNK):
+            yield json.dumps(case_to_exchange(case), ensure_ascii=False) + "\n"
+
+    response = StreamingHttpResponse(lines(), content_type="application/jsonl; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="incidentlib-cases.jsonl"'
+    return response
+
+
+def not_found(request):
+    return json_error(404, _("There is nothing at this address of the API."))

@@ -1,0 +1,346 @@
+"""A page of a case list: what the query string selects, its cases, facets, chips and links.
+
+`/cases/`, `/taxonomy/<facet>/<slug>/` and `/orgs/<slug>/` show the same list; the last two
+add their own filter to whatever the query string asks for. Links that change the
+selection (facet values, chips) lead to `/cases/` with every parameter written out, so a
+term page's filter can be removed like any other; pagination and sorting stay on the page.
+
+Queries, whatever the size of the library: the taxonomy terms (labels and valid slugs), the
+number of matching cases, one page of them, their tags, and the facet counts.
+"""
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.paginator import Paginator
+from django.urls import reverse
+from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
+
+from . import search
+from .facets import count_facets
+from .filters import FACET_PARAMS, MULTIPLE_PARAMS, REVIEW_STATES, SORTS, TERM_PARAMS, CaseFilter
+from .languages import content_language
+from .models import Case, Facet, Term
+
+# Parameters that are not part of the selection: a link that changes it drops them.
+NOT_SELECTION = ("page", "lang")
+# Organisations listed in the sidebar (the rest are one click away on /orgs/).
+SIDEBAR_ORGANISATIONS = 10
+
+PARAM_LABELS = {
+    **{facet.value: facet.label for facet in Facet},
+    "q": _("Search"),
+    "org": _("Organisation"),
+    "reviewed": _("Review"),
+    "year_from": _("From year"),
+    "year_to": _("To year"),
+    "updated_since": _("Updated since"),
+}
+# The order chips are shown in.
+CHIP_PARAMS = ("q", *FACET_PARAMS, "year_from", "year_to", "updated_since")
+
+
+def url_with(path, params):
+    query = params.urlencode()
+    return f"{path}?{query}" if query else path
+
+
+class TermIndex:
+    """Every taxonomy term, loaded in one query, by facet and by slug."""
+
+    def __init__(self, terms):
+        self.all = list(terms)
+        self._by_key = {(term.facet, term.slug): term for term in self.all}
+
+    def of(self, facet):
+        return [term for term in self.all if term.facet == facet]
+
+    def get(self, facet, slug):
+        return self._by_key.get((facet, slug))
+
+
+@dataclass
+class FacetValue:
+    value: str
+    label: object  # a LocalizedText for terms, a plain name otherwise
+    count: int
+    chosen: bool
+    url: str
+
+
+@dataclass
+class FacetGroup:
+    param: str
+    label: str
+    values: list
+    more_url: str = ""
+
+
+@dataclass
+class Chip:
+    param: str
+    name: str
+    value: object
+    url: str
+    # Cases the list would show without this parameter (facet parameters only).
+    cases_without: int | None = None
+
+
+class CaseListing:
+    def __init__(self, request, *, fixed=None):
+        """`fixed`: {parameter: value} the page adds to the query string's selection."""
+        self.request = request
+        self.language = content_language(get_language())
+        self.terms = TermIndex(Term.objects.all())
+        self.params = request.GET.copy()
+        for param, value in (fixed or {}).items():
+            if value not in self.params.getlist(param):
+                self.params.appendlist(param, value)
+        self.filterset = CaseFilter(self.params, Case.objects.published(), terms=self.terms.all)
+        self.list_url = reverse("cases:list")
+        self.page = None
+        self.facets = None
+
+    # The selection -------------------------------------------------------------
+
+    def is_valid(self):
+        return self.filterset.is_valid()
+
+    @property
+    def errors(self):
+        return self.filterset.errors
+
+    @property
+    def search_text(self):
+        return self.filterset.search_text
+
+    @property
+    def selection(self):
+        return self.filterset.selection()
+
+    @property
+    def is_filtered(self):
+        return any(param != "sort" for param in self.selection)
+
+    def load(self, page_number):
+        """Run the page's queries; raises InvalidPage for a page that does not exist."""
+        cases = self.filterset.qs.for_list()
+        if self.search_text:
+            languages = {"en", self.language}
+            cases = search.with_snippets(cases, self.search_text, sorted(languages))
+        paginator = Paginator(cases, settings.INCIDENTLIB_PAGE_SIZE)
+        self.page = paginator.page(page_number)
+        self.cases = list(self.page.object_list)
+        if self.search_text:
+            for case in self.cases:
+                case.snippet = search.pick_snippet(case, self.language)
+        chosen = {p: v for p, v in self.selection.items() if p in FACET_PARAMS}
+        self.facets = count_facets(
+            self.filterset.narrow(Case.objects.published()),
+            self.filterset.facet_conditions(),
+            chosen,
+            total=paginator.count,
+        )
+        return self
+
+    # Links -----------------------------------------------------------------------
+
+    def _selection_params(self):
+        params = self.params.copy()
+        for param in NOT_SELECTION:
+            params.pop(param, None)
+        return params
+
+    def toggled_url(self, param, value):
+        """/cases/ with one value chosen (or, if it is chosen, left out)."""
+        params = self._selection_params()
+        values = params.getlist(param)
+        if param not in MULTIPLE_PARAMS:
+            values = [] if value in values else [value]
+        elif value in values:
+            values = [v for v in values if v != value]
+        else:
+            values = [*values, value]
+        params.setlist(param, values)
+        return url_with(self.list_url, params)
+
+    def without_url(self, param):
+        params = self._selection_params()
+        params.pop(param, None)
+        return url_with(self.list_url, params)
+
+    def page_url(self, number):
+        params = self.request.GET.copy()
+        params["page"] = number
+        return url_with(self.request.path, params)
+
+    def sort_links(self):
+        links = []
+        for value, label in SORTS:
+            if value == "relevance" and not self.search_text:
+                continue
+            params = self.request.GET.copy()
+            params.pop("page", None)
+            params["sort"] = value
+            links.append(
+                {
+                    "label": label,
+                    "url": url_with(self.request.path, params),
+                    "current": value == self.filterset.sort_order,
+                }
+            )
+        return links
+
+    def hidden_inputs(self, leave_out=("q",)):
+        """The selection as (name, value) pairs, for a form that changes some of it."""
+        params = self._selection_params()
+        return [
+            (name, value)
+            for name, values in params.lists()
+            if name not in leave_out
+            for value in values
+        ]
+
+    @property
+    def search_hidden_inputs(self):
+        return self.hidden_inputs(leave_out=("q",))
+
+    @property
+    def year_hidden_inputs(self):
+        return self.hidden_inputs(leave_out=("year_from", "year_to"))
+
+    def pagination(self):
+        """Links to the neighbouring pages and a few numbered ones (None for a gap)."""
+        page = self.page
+        paginator = page.paginator
+        numbers = paginator.get_elided_page_range(page.number, on_each_side=2, on_ends=1)
+        return {
+            "previous": self.page_url(page.previous_page_number()) if page.has_previous() else "",
+            "next": self.page_url(page.next_page_number()) if page.has_next() else "",
+            "pages": [
+                {"number": n, "url": self.page_url(n), "current": n == page.number}
+                if n != paginator.ELLIPSIS
+                else None
+                for n in numbers
+            ],
+        }
+
+    def error_list(self):
+        """Each parameter that is not valid, with its problems and the link that drops it."""
+        return [
+            {
+                "name": PARAM_LABELS.get(param, param),
+                "param": param,
+                "values": self.params.getlist(param),
+                "messages": messages,
+                "url": self.without_url(param),
+            }
+            for param, messages in self.errors.items()
+        ]
+
+    def feed_url(self):
+        params = self._selection_params()
+        params.pop("sort", None)
+        return url_with(reverse("cases:feed"), params)
+
+    def api_url(self):
+        return url_with(reverse("cases:api_cases"), self._selection_params())
+
+    # What the sidebar and the chips show ---------------------------------------------
+
+    def _value_label(self, param, value):
+        if param in TERM_PARAMS:
+            term = self.terms.get(param, value)
+            return term.label(self.language) if term else value
+        if param == "org":
+            names = self.facets.org_names if self.facets else {}
+            return names.get(value, value)
+        if param == "reviewed":
+            return dict(REVIEW_STATES)[value]
+        if param == "updated_since":
+            return value.isoformat()
+        return value
+
+    def facet_groups(self):
+        groups = []
+        chosen = self.selection
+        for param in TERM_PARAMS:
+            values = [
+                FacetValue(
+                    term.slug,
+                    term.label(self.language),
+                    self.facets.count(param, term.slug),
+                    term.slug in chosen.get(param, []),
+                    self.toggled_url(param, term.slug),
+                )
+                for term in self.terms.of(param)
+            ]
+            values.sort(key=lambda v: (not v.chosen, v.count == 0, -v.count, str(v.label)))
+            groups.append(FacetGroup(param, PARAM_LABELS[param], values))
+        chosen_orgs = chosen.get("org", [])
+        org_slugs = self.facets.values("org")[:SIDEBAR_ORGANISATIONS]
+        org_slugs += [slug for slug in chosen_orgs if slug not in org_slugs]
+        groups.append(
+            FacetGroup(
+                "org",
+                PARAM_LABELS["org"],
+                [
+                    FacetValue(
+                        slug,
+                        self._value_label("org", slug),
+                        self.facets.count("org", slug),
+                        slug in chosen_orgs,
+                        self.toggled_url("org", slug),
+                    )
+                    for slug in org_slugs
+                ],
+                more_url=reverse("cases:orgs"),
+            )
+        )
+        if not settings.INCIDENTLIB_HIDE_DRAFTS:
+            groups.append(
+                FacetGroup(
+                    "reviewed",
+                    PARAM_LABELS["reviewed"],
+                    [
+                        FacetValue(
+                            value,
+                            label,
+                            self.facets.count("reviewed", value),
+                            chosen.get("reviewed") == value,
+                            self.toggled_url("reviewed", value),
+                        )
+                        for value, label in REVIEW_STATES
+                    ],
+                )
+            )
+        return groups
+
+    def chips(self):
+        """The parameters in use, one chip per value, each with the link that removes it."""
+        chips = []
+        selection = self.selection
+        without = self.facets.without if self.facets else {}
+        for param in CHIP_PARAMS:
+            if param not in selection:
+                continue
+            value = selection[param]
+            values = value if param in MULTIPLE_PARAMS else [value]
+            for cleaned in values:
+                if param in MULTIPLE_PARAMS:
+                    url = self.toggled_url(param, cleaned)
+                    cases_without = without.get(param) if len(values) == 1 else None
+                else:
+                    url = self.without_url(param)
+                    cases_without = without.get(param)
+                chips.append(
+                    Chip(
+                        param,
+                        PARAM_LABELS[param],
+                        self._value_label(param, cleaned),
+                        url,
+                        cases_without,
+                    )
+                )
+        return chips

@@ -1,0 +1,167 @@
+"""The case list's filters: each a plain GET parameter, so that every selection is a URL.
+
+`/cases/`, the term and organisation pages, the feed and `/api/cases/` all read the same
+parameters through `CaseFilter`:
+
+- `domain`, `symptoms`, `components`, `root_cause`, `contributing`, `severity`: term slugs
+  of that facet, repeated for several (a case having any of them);
+- `org`: organisation slugs, likewise; `reviewed`: `yes` or `no`;
+- `year_from`, `year_to`: the case's year, inclusive; `updated_since`: an ISO 8601 time;
+- `q`: words to search for (cases/search.py); `sort`: `relevance`, `date` or `updated`,
+  newest first (by default relevance when searching, else date; with `updated_since` and no
+  `sort`, the oldest change first, the order an incremental sync wants).
+
+The facet filters (the taxonomy, `org` and `reviewed`) are kept apart from the others as
+conditions, one per parameter, because facet counts (cases/facets.py) need the selection
+without each of them in turn.
+"""
+
+import django_filters
+from django import forms
+from django.db.models import Exists, OuterRef, Q
+from django.utils.translation import gettext_lazy as _
+
+from . import search
+from .models import LIST_FACETS, Case, CaseTerm, Facet, Organisation, Term, validate_slug
+
+TERM_PARAMS = tuple(Facet.values)
+# Parameters shown as facets, with counts: the taxonomy, then organisations and review.
+FACET_PARAMS = (*TERM_PARAMS, "org", "reviewed")
+# Parameters a reader can choose several values of (a case matching any of them).
+MULTIPLE_PARAMS = (*TERM_PARAMS, "org")
+
+
+SORTS = [
+    ("relevance", _("relevance")),
+    ("date", _("date")),
+    ("updated", _("last update")),
+]
+
+REVIEW_STATES = [("yes", _("reviewed")), ("no", _("draft"))]
+
+
+class SlugListField(forms.Field):
+    """Several values of one parameter (`?org=a&org=b`), each a slug."""
+
+    widget = forms.MultipleHiddenInput
+
+    def to_python(self, value):
+        if not value:
+            return []
+        return [str(item) for item in value]
+
+    def validate(self, value):
+        super().validate(value)
+        for item in value:
+            validate_slug(item)
+
+
+class SlugListFilter(django_filters.Filter):
+    field_class = SlugListField
+
+
+class YearFilter(django_filters.Filter):
+    field_class = forms.IntegerField
+
+
+def facet_condition(param, value):
+    """The condition a case meets for one facet parameter's cleaned value."""
+    if param in LIST_FACETS:
+        return Q(
+            Exists(
+                CaseTerm.objects.filter(
+                    case=OuterRef("pk"), term__facet=param, term__slug__in=value
+                )
+            )
+        )
+    if param in (Facet.SEVERITY, Facet.ROOT_CAUSE):
+        return Q(**{f"{param}__in": Term.objects.filter(facet=param, slug__in=value)})
+    if param == "org":
+        return Q(organisation__in=Organisation.objects.filter(slug__in=value))
+    if param == "reviewed":
+        return Q(reviewed_at__isnull=value == "no")
+    raise ValueError(f"{param} is not a facet parameter")
+
+
+def _term_filter(facet):
+    return django_filters.MultipleChoiceFilter(label=facet.label, choices=[])
+
+
+class CaseFilter(django_filters.FilterSet):
+    q = django_filters.CharFilter(label=_("Search"), max_length=search.MAX_QUERY_LENGTH)
+    domain = _term_filter(Facet.DOMAIN)
+    symptoms = _term_filter(Facet.SYMPTOMS)
+    components = _term_filter(Facet.COMPONENTS)
+    root_cause = _term_filter(Facet.ROOT_CAUSE)
+    contributing = _term_filter(Facet.CONTRIBUTING)
+    severity = _term_filter(Facet.SEVERITY)
+    org = SlugListFilter(label=_("Organisation"))
+    reviewed = django_filters.ChoiceFilter(label=_("Review"), choices=REVIEW_STATES)
+    year_from = YearFilter(label=_("From year"), min_value=1, max_value=9999)
+    year_to = YearFilter(label=_("To year"), min_value=1, max_value=9999)
+    updated_since = django_filters.IsoDateTimeFilter(label=_("Updated since"))
+    sort = django_filters.ChoiceFilter(label=_("Sort by"), choices=SORTS)
+
+    class Meta:
+        model = Case
+        fields = []
+
+    def __init__(self, data=None, queryset=None, *, terms=(), **kwargs):
+        """`terms`: every taxonomy term, loaded once by the caller; they are the valid slugs."""
+        super().__init__(data, queryset, **kwargs)
+        for facet in TERM_PARAMS:
+            self.filters[facet].extra["choices"] = [
+                (term.slug, term.label_en) for term in terms if term.facet == facet
+            ]
+
+    @property
+    def search_text(self):
+        return self.form.cleaned_data.get("q") or ""
+
+    @property
+    def sort_order(self):
+        chosen = self.form.cleaned_data.get("sort")
+        if chosen == "relevance" and not self.search_text:
+            chosen = None
+        return chosen or ("relevance" if self.search_text else "date")
+
+    def selection(self):
+        """The parameters in use, by name, with their cleaned values."""
+        return {
+            name: value
+            for name, value in self.form.cleaned_data.items()
+            if value not in (None, "", [])
+        }
+
+    def facet_conditions(self):
+        """{parameter: condition} for each facet parameter in use."""
+        return {
+            param: facet_condition(param, value)
+            for param, value in self.selection().items()
+            if param in FACET_PARAMS
+        }
+
+    def narrow(self, cases):
+        """The cases matching every parameter except the facet ones."""
+        selection = self.selection()
+        if self.search_text:
+            cases = search.matching(cases, self.search_text)
+        if "year_from" in selection:
+            cases = cases.filter(date__year__gte=selection["year_from"])
+        if "year_to" in selection:
+            cases = cases.filter(date__year__lte=selection["year_to"])
+        if "updated_since" in selection:
+            cases = cases.filter(updated_at__gte=selection["updated_since"])
+        return cases
+
+    def filter_queryset(self, queryset):
+        cases = self.narrow(queryset)
+        for condition in self.facet_conditions().values():
+            cases = cases.filter(condition)
+        if "updated_since" in self.selection() and not self.form.cleaned_data.get("sort"):
+            return cases.order_by("updated_at", "id")
+        if self.sort_order == "relevance":
+            return search.with_rank(cases, self.search_text).order_by("-rank", "-date", "id")
+        if self.sort_order == "updated":
+            return cases.order_by("-updated_at", "id")
+        return cases.order_by("-date", "id")

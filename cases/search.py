@@ -1,0 +1,129 @@
+"""Full-text search over the library, English and Korean at once, done by PostgreSQL.
+
+Each case carries a search vector that the database keeps (migration 0003): its English texts
+stemmed by the 'english' configuration, its Korean texts as written words plus their
+endings, weighted so that the title counts most. A reader's words become one tsquery:
+
+- web search syntax (`"a phrase"`, `-excluded`, `or`), parsed by `websearch_to_tsquery`
+  with the 'english' configuration, so that `timeouts` looks for `timeout`;
+- every Korean word of it then matches as a prefix (`'스토리지':*`), which, with the
+  endings stored in the vector, finds it inside inflected forms (`스토리지의`) and
+  compounds (`메타데이터가` for `데이터`).
+
+The query is built from constants only, so PostgreSQL folds it once and the GIN index on
+the vector answers `search_vector @@ query`.
+"""
+
+import re
+
+from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
+from django.db.models import F, Func, TextField, Value
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
+
+from .languages import LocalizedText
+
+MAX_QUERY_LENGTH = 200
+
+# A quoted lexeme of a tsquery's text form holding a Hangul syllable ('' is an escaped quote).
+KOREAN_LEXEME = r"'(?:[^']|'')*[가-힣](?:[^']|'')*'"
+
+# A search for a case id goes to the case; the same shape as the case page's URL takes.
+CASE_ID_SEARCH = re.compile(r"\s*([A-Za-z][A-Za-z0-9]{0,9}-[0-9]{1,8})\s*")
+
+# Private-use characters that cannot be mistaken for case text mark the matched words
+# in PostgreSQL's headline; `snippet_html` turns them into <mark> after escaping the rest.
+MATCH_START, MATCH_END = "\ue000", "\ue001"
+
+# The texts a snippet is taken from, in the order they are read on the case page.
+SNIPPET_TEXTS = ("summary", "trigger", "symptoms_text", "detection", "lessons")
+
+
+class LibraryQuery(SearchQuery):
+    """The reader's words as a tsquery: web search syntax, English stemmed, Korean as prefixes."""
+
+    def __init__(self, text):
+        super().__init__(text, config="english", search_type="websearch")
+
+    def as_sql(self, compiler, connection, function=None, template=None):
+        sql, params = super().as_sql(compiler, connection, function, template)
+        return (
+            f"regexp_replace(({sql})::text, %s, %s, 'g')::tsquery",
+            [*params, KOREAN_LEXEME, r"\&:*"],
+        )
+
+
+def case_id_in(text):
+    """The case id the search text consists of, upper-cased, or None."""
+    match = CASE_ID_SEARCH.fullmatch(text or "")
+    return match.group(1).upper() if match else None
+
+
+def matching(cases, text):
+    """The cases whose search vector matches the text (the GIN index answers it)."""
+    return cases.filter(search_vector=LibraryQuery(text))
+
+
+def with_rank(cases, text):
+    """Annotate `rank`: title matches weigh most (weights A > B > C > D of the vector)."""
+    return cases.annotate(rank=SearchRank(F("search_vector"), LibraryQuery(text)))
+
+
+def _joined_texts(language):
+    columns = [F(f"{name}_{language}") for name in SNIPPET_TEXTS]
+    return Func(Value("\n\n"), *columns, function="concat_ws", output_field=TextField())
+
+
+def with_snippets(cases, text, languages):
+    """Annotate `snippet_<language>`: a few short passages around the matches, per language."""
+    configs = {"en": "english", "ko": "simple"}
+    return cases.annotate(
+        **{
+            f"snippet_{language}": SearchHeadline(
+                _joined_texts(language),
+                LibraryQuery(text),
+                config=configs[language],
+                start_sel=MATCH_START,
+                stop_sel=MATCH_END,
+                max_words=24,
+                min_words=12,
+                max_fragments=2,
+                fragment_delimiter=" … ",
+            )
+            for language in languages
+        }
+    )
+
+
+def snippet_html(headline):
+    """A headline from PostgreSQL as safe HTML: the text escaped, the matches in <mark>."""
+    parts, in_match = [], False
+    for piece in re.split(f"([{MATCH_START}{MATCH_END}])", headline or ""):
+        if piece == MATCH_START:
+            if not in_match:
+                parts.append("<mark>")
+            in_match = True
+        elif piece == MATCH_END:
+            if in_match:
+                parts.append("</mark>")
+            in_match = False
+        else:
+            parts.append(escape(piece))
+    if in_match:
+        parts.append("</mark>")
+    return mark_safe("".join(parts))
+
+
+def has_match(headline):
+    return MATCH_START in (headline or "")
+
+
+def pick_snippet(case, language):
+    """The snippet to show a reader: in their language if it shows a match, else in English."""
+    own = getattr(case, f"snippet_{language}", None)
+    english = getattr(case, "snippet_en", None)
+    if own and (has_match(own) or not has_match(english)):
+        return LocalizedText(snippet_html(own), language, False)
+    if english:
+        return LocalizedText(snippet_html(english), "en", language != "en")
+    return None

@@ -1,0 +1,220 @@
+"""/cases/: filters as plain GET parameters, alone and together, chips, sorting, pagination."""
+
+import re
+
+import pytest
+
+from .library import facet_counts, listed_ids, six_cases, store
+
+pytestmark = pytest.mark.django_db
+
+
+def listed(client, query=""):
+    response = client.get(f"/cases/{query}")
+    assert response.status_code == 200, response.content.decode()[:2000]
+    return listed_ids(response.content.decode())
+
+
+@pytest.fixture
+def library(tmp_path):
+    cases = six_cases()
+    store(tmp_path, *cases)
+    return cases
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("?domain=ml", ["A-3", "A-2"]),
+        ("?symptoms=latency", ["A-5", "A-3", "A-2"]),
+        ("?components=dns", ["A-6", "A-5"]),
+        ("?root_cause=capacity", ["A-3", "A-2"]),
+        ("?contributing=change-mgmt", ["A-4", "A-1"]),
+        ("?severity=critical", ["A-4", "A-3"]),
+        ("?org=globex", ["A-4", "A-3"]),
+        ("?year_from=2022&year_to=2023", ["A-4", "A-3"]),
+        ("?year_from=2024", ["A-6", "A-5"]),
+        ("?year_to=2019", ["A-1"]),
+        ("?reviewed=yes", ["A-5", "A-3", "A-1"]),
+        ("?reviewed=no", ["A-6", "A-4", "A-2"]),
+    ],
+)
+def test_each_filter_alone(client, library, query, expected):
+    assert listed(client, query) == expected
+
+
+def test_without_filters_every_case_is_listed_newest_first(client, library):
+    assert listed(client) == ["A-6", "A-5", "A-4", "A-3", "A-2", "A-1"]
+
+
+def test_several_values_of_one_filter_mean_any_of_them(client, library):
+    assert listed(client, "?severity=low&severity=medium") == ["A-5", "A-2"]
+    assert listed(client, "?components=gpu&components=dns") == ["A-6", "A-5", "A-3"]
+    assert listed(client, "?org=acme&org=initech") == ["A-6", "A-5", "A-2", "A-1"]
+
+
+def test_filters_of_different_facets_all_apply(client, library):
+    assert listed(client, "?symptoms=errors&reviewed=yes") == ["A-3", "A-1"]
+    assert listed(client, "?symptoms=errors&severity=high&org=initech") == ["A-6"]
+    assert listed(client, "?domain=storage&components=database&components=dns") == ["A-5", "A-4"]
+    assert listed(client, "?domain=web&year_from=2020") == ["A-2"]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("&domain=ml", ["A-3"]),
+        ("&symptoms=latency", ["A-5", "A-3"]),
+        ("&components=gpu", ["A-3"]),
+        ("&root_cause=config", ["A-5"]),
+        ("&contributing=monitoring-gap", ["A-6", "A-3"]),
+        ("&severity=low", ["A-5"]),
+        ("&org=globex", ["A-3"]),
+        ("&year_from=2023", ["A-6", "A-5"]),
+        ("&reviewed=no", ["A-6"]),
+    ],
+)
+def test_each_filter_combined_with_search(client, tmp_path, library, query, expected):
+    # A-3, A-5 and A-6 mention a resolver; the filter then narrows them.
+    store(
+        tmp_path,
+        *[
+            dict(case, summary={"en": "The resolver failed.", "ko": None})
+            for case in library
+            if case["id"] in ("A-3", "A-5", "A-6")
+        ],
+        name="resolver.json",
+    )
+    assert listed(client, "?q=resolver&sort=date") == ["A-6", "A-5", "A-3"]
+    assert listed(client, f"?q=resolver&sort=date{query}") == expected
+
+
+def test_rows_show_title_organisation_date_severity_main_tags_and_draft(client, library):
+    html = client.get("/cases/?org=acme").content.decode()
+    first, second = html.split('class="case-row"')[1:3]
+    assert "A-2" in first and "Acme" in first and "May 1, 2021" in first
+    assert "Medium" in first and "Draft" in first
+    for tag in (
+        'href="/cases/?domain=web"',
+        'href="/cases/?domain=ml"',
+        'href="/cases/?components=cache"',
+        'href="/cases/?symptoms=latency"',
+        'href="/cases/?root_cause=capacity"',
+    ):
+        assert tag in first, tag
+    assert "Draft" not in second  # A-1 is reviewed
+
+
+def test_the_tag_links_of_a_case_page_lead_to_the_filtered_list(client, library):
+    page = client.get("/cases/A-5").content.decode()
+    links = set(re.findall(r'href="(/cases/\?[a-z_]+=[a-z0-9-]+)"', page))
+    assert "/cases/?components=dns" in links and len(links) >= 6
+    for link in links:
+        facet, slug = link.split("?")[1].split("=")
+        ids = listed(client, link[len("/cases/") :])
+        assert "A-5" in ids, link
+
+
+def test_the_result_count_and_chips_that_remove_themselves(client, library):
+    html = client.get(
+        "/cases/?severity=critical&severity=high&org=globex&year_from=2020"
+    ).content.decode()
+    assert '<strong id="result-count">2 cases</strong>' in html
+    chips = dict(
+        (label, href.replace("&amp;", "&"))
+        for href, label in re.findall(
+            r'<a class="chip" href="([^"]+)".*?<span[^>]*>([^<]+)</span> <span aria-hidden',
+            html,
+            re.S,
+        )
+    )
+    assert chips == {
+        "Critical": "/cases/?severity=high&org=globex&year_from=2020",
+        "High": "/cases/?severity=critical&org=globex&year_from=2020",
+        "Globex": "/cases/?severity=critical&severity=high&year_from=2020",
+        "2020": "/cases/?severity=critical&severity=high&org=globex",
+    }
+    assert listed(client, chips["Globex"][len("/cases/") :]) == ["A-6", "A-4", "A-3"]
+
+
+def test_choosing_a_facet_value_keeps_the_rest_of_the_selection(client, library):
+    html = client.get("/cases/?q=failed&severity=critical").content.decode()
+    assert 'href="/cases/?q=failed&amp;severity=critical&amp;severity=high"' in html
+    assert 'href="/cases/?q=failed&amp;severity=critical&amp;org=globex"' in html
+
+
+def test_the_empty_state_suggests_removing_a_filter(client, library):
+    html = client.get("/cases/?severity=low&org=globex").content.decode()
+    assert '<strong id="result-count">0 cases</strong>' in html
+    empty = html.split('class="empty-state"')[1].split("</div>")[0]
+    assert "No case matches all of these filters." in empty
+    # Without severity=low: Globex's two cases; without org=globex: the one low case.
+    assert 'href="/cases/?org=globex">Remove “Severity: Low”</a> (2 cases)' in empty
+    assert 'href="/cases/?severity=low">Remove “Organisation: Globex”</a> (1 case)' in empty
+
+
+@pytest.mark.parametrize(
+    ("sort", "expected"),
+    [
+        ("date", ["A-6", "A-5", "A-4", "A-3", "A-2", "A-1"]),
+        ("updated", ["A-2", "A-4", "A-6", "A-1", "A-3", "A-5"]),
+    ],
+)
+def test_sort_by_date_or_last_update(client, tmp_path, library, sort, expected):
+    updated = {
+        "A-2": "2027-03-01T00:00:00Z",
+        "A-4": "2027-02-01T00:00:00Z",
+        "A-6": "2027-01-01T00:00:00Z",
+        "A-1": "2026-12-01T00:00:00Z",
+        "A-3": "2026-11-01T00:00:00Z",
+        "A-5": "2026-10-01T00:00:00Z",
+    }
+    store(tmp_path, *[dict(c, updated_at=updated[c["id"]]) for c in library], name="u.json")
+    assert listed(client, f"?sort={sort}") == expected
+
+
+def test_pagination_keeps_every_parameter(client, library, settings):
+    settings.INCIDENTLIB_PAGE_SIZE = 2
+    query = "?domain=web&domain=ml&domain=storage&sort=date&q=failed"
+    html = client.get(f"/cases/{query}").content.decode()
+    assert listed_ids(html) == ["A-5", "A-4"]
+    assert '<strong id="result-count">5 cases</strong>' in html
+    pages = html.split('class="pagination"')[1].split("</nav>")[0].replace("&amp;", "&")
+    next_link = re.search(r'href="([^"]+)" rel="next"', pages).group(1)
+    assert next_link == f"/cases/{query}&page=2"
+    assert listed(client, next_link[len("/cases/") :]) == ["A-3", "A-2"]
+    assert listed(client, f"{query}&page=3") == ["A-1"]
+    assert 'rel="next"' not in client.get(f"/cases/{query}&page=3").content.decode()
+
+
+def test_a_page_past_the_last_is_not_found(client, library):
+    assert client.get("/cases/?page=2").status_code == 404
+    assert client.get("/cases/?page=x").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [
+        ("?severity=bogus", "bogus"),
+        ("?components=database&components=no-such-part", "no-such-part"),
+        ("?year_from=twenty", "From year"),
+        ("?reviewed=maybe", "maybe"),
+        ("?org=Not%20A%20Slug", "Not A Slug"),
+        ("?updated_since=yesterday", "Updated since"),
+        ("?sort=random", "random"),
+    ],
+)
+def test_a_filter_value_that_cannot_be_used_gets_a_400_page_naming_it(
+    client, library, query, named
+):
+    response = client.get(f"/cases/{query}")
+    assert response.status_code == 400
+    html = response.content.decode()
+    errors = html.split('class="filter-errors"')[1].split("</section>")[0]
+    assert named in errors and "Remove this filter" in errors
+
+
+def test_facet_counts_sit_beside_every_value(client, library):
+    counts = facet_counts(client.get("/cases/").content.decode())
+    assert counts["severity=critical"] == 2 and counts["org=initech"] == 2
+    assert counts["reviewed=yes"] == 3

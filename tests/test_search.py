@@ -1,0 +1,200 @@
+"""Full-text search: English and Korean at once, web search syntax, ranking, snippets, ids."""
+
+import re
+
+import pytest
+from django.db import connection
+
+from cases import search
+from cases.models import Case, Organisation, RemediationStep
+
+from .conftest import import_cases, seed_case, write_json
+from .library import REVIEWED, listed_ids, plain_case, store
+
+pytestmark = pytest.mark.django_db
+
+
+def found(client, words, **params):
+    response = client.get("/cases/", {"q": words, "sort": "date", **params})
+    assert response.status_code == 200, response.status_code
+    return listed_ids(response.content.decode())
+
+
+def test_english_words_match_their_inflected_forms(client, tmp_path):
+    store(
+        tmp_path,
+        plain_case(
+            "E-1", summary={"en": "The gateway timeout cascaded to the callers.", "ko": None}
+        ),
+        plain_case("E-2", summary={"en": "Requests were throttled by the balancer.", "ko": None}),
+    )
+    assert found(client, "timeouts") == ["E-1"]
+    assert found(client, "cascading") == ["E-1"]
+    assert found(client, "throttling balancers") == ["E-2"]
+
+
+def test_korean_words_match_inside_inflected_forms_and_compounds(client, tmp_path):
+    store(
+        tmp_path,
+        plain_case(
+            "K-1",
+            summary={"en": "Something failed.", "ko": "VAST 스토리지의 메타데이터가 포화됐다."},
+        ),
+        plain_case("K-2", summary={"en": "Something failed.", "ko": "네트워크 장비가 고장 났다."}),
+    )
+    assert found(client, "스토리지") == ["K-1"]
+    assert found(client, "메타데이터") == ["K-1"]
+    assert found(client, "포화") == ["K-1"]
+    assert found(client, "데이터") == ["K-1"]  # inside the compound 메타데이터
+    assert found(client, "네트워크") == ["K-2"]
+    assert found(client, "스토리지 네트워크") == []  # every word must match
+
+
+def test_a_quoted_phrase_matches_only_the_words_together(client, tmp_path):
+    saturated = {"en": "The metadata service saturated.", "ko": "메타데이터 서비스가 포화됐다."}
+    lost = {"en": "The service lost its metadata.", "ko": "서비스가 메타데이터를 잃었다."}
+    store(tmp_path, plain_case("P-1", summary=saturated), plain_case("P-2", summary=lost))
+    assert found(client, "metadata service") == ["P-1", "P-2"]
+    assert found(client, '"metadata service"') == ["P-1"]
+    assert found(client, '"메타데이터 서비스"') == ["P-1"]
+
+
+def test_a_minus_word_leaves_cases_out(client, tmp_path):
+    saturated = {"en": "The metadata service saturated.", "ko": "스토리지 메타데이터"}
+    lost = {"en": "The service lost its metadata.", "ko": "네트워크 메타데이터"}
+    store(tmp_path, plain_case("X-1", summary=saturated), plain_case("X-2", summary=lost))
+    assert found(client, "metadata -lost") == ["X-1"]
+    assert found(client, '-"metadata service" service') == ["X-2"]
+    assert found(client, "메타데이터 -네트워크") == ["X-1"]
+
+
+def test_or_between_words_finds_either(client, tmp_path):
+    store(
+        tmp_path,
+        plain_case("O-1", summary={"en": "A certificate expired.", "ko": None}),
+        plain_case("O-2", summary={"en": "A disk filled up.", "ko": None}),
+    )
+    assert found(client, "certificate or disk") == ["O-1", "O-2"]
+
+
+@pytest.mark.parametrize(
+    "field", ["title", "summary", "trigger", "symptoms_text", "detection", "lessons", "remediation"]
+)
+def test_every_searchable_text_is_searched_in_both_languages(client, tmp_path, field, settings):
+    text = {"en": "The zanzibar relay broke.", "ko": "잔지바르중계기가 멈췄다."}
+    value = [{"text": text}] if field == "remediation" else text
+    store(tmp_path, plain_case("F-1", **{field: value}), plain_case("F-2"))
+    assert found(client, "zanzibar") == ["F-1"]
+    assert found(client, "relays") == ["F-1"]
+    assert found(client, "잔지바르") == ["F-1"]
+    assert found(client, "중계기") == ["F-1"]
+
+
+def test_organisation_names_are_searched(client, tmp_path):
+    store(
+        tmp_path, plain_case("G-1", org="Zanzibar Networks", org_slug="zanzibar"), plain_case("G-2")
+    )
+    assert found(client, "zanzibar") == ["G-1"]
+
+
+def test_ranking_puts_a_title_match_first(client, tmp_path):
+    body = {"en": "Zanzibar again. The zanzibar relay, zanzibar everywhere, zanzibar.", "ko": None}
+    store(
+        tmp_path,
+        plain_case("R-1", date="2020-01-01", title={"en": "Zanzibar outage", "ko": None}),
+        plain_case("R-2", date="2025-01-01", summary=body, lessons=body, detection=body),
+        plain_case("R-3", date="2024-01-01", lessons={"en": "Zanzibar once.", "ko": None}),
+    )
+    response = client.get("/cases/", {"q": "zanzibar"})
+    assert listed_ids(response.content.decode()) == ["R-1", "R-2", "R-3"]
+    assert found(client, "zanzibar") == ["R-2", "R-3", "R-1"]  # by date when asked
+
+
+def test_snippets_highlight_the_matches_and_escape_case_text(client, tmp_path):
+    text = 'When a < b && c > "d", the <em>zanzibar</em> relay failed; <img src=x onerror=1>.'
+    store(tmp_path, plain_case("S-1", summary={"en": text, "ko": None}))
+    html = client.get("/cases/", {"q": "zanzibar relays"}).content.decode()
+    snippet = re.search(r'<p class="snippet">(.*?)</p>', html, re.S).group(1)
+    assert "<mark>zanzibar</mark>" in snippet and "<mark>relay</mark>" in snippet
+    assert "a &lt; b &amp;&amp; c &gt; &quot;d&quot;" in snippet
+    assert "<img" not in html and "<em>" not in snippet
+    assert re.sub(r"</?mark>", "", snippet).count("<") == 0
+
+
+def test_a_korean_reader_gets_a_korean_snippet_or_an_english_one_marked_as_such(client, tmp_path):
+    korean = {"en": "The relay broke.", "ko": "중계기의 전원이 꺼졌다."}
+    english_only = {"en": "The relay and the zanzibar broke.", "ko": "무언가 멈췄다."}
+    store(tmp_path, plain_case("S-1", summary=korean), plain_case("S-2", summary=english_only))
+    html = client.get("/cases/", {"q": "중계기", "lang": "ko"}).content.decode()
+    assert '<p class="snippet"><mark>중계기의</mark> 전원이 꺼졌다</p>' in html
+    html = client.get("/cases/", {"q": "zanzibar", "lang": "ko"}).content.decode()
+    assert '<p class="snippet" lang="en">relay and the <mark>zanzibar</mark> broke</p>' in html
+
+
+@pytest.mark.parametrize("words", ["IL-0137", "il-0137", "  Il-0137 "])
+def test_a_search_for_a_case_id_goes_to_the_case(client, seeded, words):
+    response = client.get("/cases/", {"q": words})
+    assert response.status_code == 302 and response["Location"] == "/cases/IL-0137"
+
+
+def test_a_search_for_the_id_of_no_case_searches_as_usual(client, seeded):
+    response = client.get("/cases/", {"q": "IL-9999"})
+    assert response.status_code == 200 and listed_ids(response.content.decode()) == []
+
+
+def test_words_that_are_only_stop_words_or_operators_find_nothing_without_error(client, seeded):
+    for words in ["the", "-", '"', "!!", "a & b | c", ":*", "'", "(((", "스토리지:*"]:
+        response = client.get("/cases/", {"q": words})
+        assert response.status_code == 200, words
+
+
+def test_search_is_answered_by_the_gin_index(seeded):
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+    for words in ["timeouts", "스토리지", '"metadata service" -nfs']:
+        plan = search.matching(Case.objects.order_by(), words).explain()
+        assert "case_search_idx" in plan, plan
+
+
+def test_the_search_vector_follows_every_write(client, tmp_path):
+    store(tmp_path, plain_case("W-1", summary={"en": "Alpha broke.", "ko": None}),
+          plain_case("W-2", review=REVIEWED))  # fmt: skip
+    assert found(client, "alpha") == ["W-1"]
+    # Re-import: the texts, the remediation steps and the organisation's name change.
+    store(
+        tmp_path,
+        plain_case(
+            "W-1",
+            summary={"en": "Beta broke.", "ko": None},
+            remediation=[{"text": {"en": "Rebooted the gamma router", "ko": None}}],
+        ),
+        name="again.json",
+    )
+    assert found(client, "alpha") == []
+    assert found(client, "beta") == ["W-1"]
+    assert found(client, "gamma") == ["W-1"]
+    # Writes that are not imports: a step edited, steps deleted, an organisation renamed.
+    RemediationStep.objects.filter(case_id="W-1").update(text_en="Replaced the delta switch")
+    assert found(client, "gamma") == [] and found(client, "delta") == ["W-1"]
+    RemediationStep.objects.filter(case_id="W-1").delete()
+    assert found(client, "delta") == []
+    Organisation.objects.filter(slug="example-org").update(name="Epsilon Systems")
+    assert found(client, "epsilon") == ["W-1", "W-2"]
+    case = Case.objects.get(id="W-2")
+    case.title_en = "Zeta outage"
+    case.save()
+    assert found(client, "zeta") == ["W-2"]
+
+
+def test_the_seed_case_is_found_by_its_english_and_korean_words(client, tmp_path):
+    import_cases(write_json(tmp_path / "seed.json", seed_case()))
+    for words in [
+        "readahead",
+        "initialisations",
+        "VAST",
+        "스토리지",
+        "메타데이터",
+        "샤딩",
+        '"small random"',
+    ]:
+        assert found(client, words) == ["IL-0137"], words
