@@ -1,0 +1,163 @@
+"""The JSON API: cases in the exchange format, the taxonomy, the bulk download, JSON errors."""
+
+import json
+
+import jsonschema
+import pytest
+
+from cases.exchange import case_schema
+from cases.models import Term
+
+from .conftest import exported, import_cases, seed_case, write_json
+from .library import REVIEWED, plain_case, six_cases, store
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def library(tmp_path):
+    store(tmp_path, *six_cases())
+
+
+def ids(body):
+    return [case["id"] for case in body["results"]]
+
+
+def test_the_api_lists_cases_in_the_exchange_format(client, tmp_path):
+    import_cases(write_json(tmp_path / "seed.json", seed_case()))
+    response = client.get("/api/cases/")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/json"
+    body = response.json()
+    assert body["total"] == 1 and body["page"] == 1 and body["pages"] == 1
+    assert body["next"] is None and body["previous"] is None
+    assert body["results"] == [seed_case()]
+    jsonschema.validate(body["results"][0], case_schema())
+
+
+def test_the_api_takes_the_parameters_of_the_case_list(client, library):
+    assert ids(client.get("/api/cases/?severity=critical").json()) == ["A-4", "A-3"]
+    assert ids(client.get("/api/cases/?symptoms=errors&reviewed=yes").json()) == ["A-3", "A-1"]
+    assert ids(client.get("/api/cases/?org=acme&org=initech&year_from=2021").json()) == [
+        "A-6",
+        "A-5",
+        "A-2",
+    ]
+    assert ids(client.get("/api/cases/?q=failed&domain=ml").json()) == ["A-3", "A-2"]
+    assert client.get("/api/cases/?q=A-4").json()["results"][0]["id"] == "A-4"
+
+
+def test_api_pages_have_a_total_and_next_and_previous_links(client, library):
+    first = client.get("/api/cases/?per_page=4&domain=web&domain=storage&domain=network").json()
+    assert first["total"] == 5 and first["pages"] == 2 and first["per_page"] == 4
+    assert ids(first) == ["A-6", "A-5", "A-4", "A-2"]
+    assert first["previous"] is None
+    assert first["next"] == (
+        "http://testserver/api/cases/?per_page=4&domain=web&domain=storage&domain=network&page=2"
+    )
+    second = client.get(first["next"]).json()
+    assert ids(second) == ["A-1"] and second["next"] is None
+    assert client.get(second["previous"]).json() == first
+
+
+def test_updated_since_gives_what_changed_oldest_change_first(client, tmp_path, library):
+    changed = [
+        plain_case("A-2", updated_at="2027-02-01T00:00:00Z"),
+        plain_case("A-5", updated_at="2027-01-01T00:00:00Z", review=REVIEWED),
+    ]
+    store(tmp_path, *changed, name="changed.json")
+    body = client.get("/api/cases/?updated_since=2027-01-01T00:00:00Z").json()
+    assert ids(body) == ["A-5", "A-2"]
+    assert ids(client.get("/api/cases/?updated_since=2027-01-15T00:00:00%2B00:00").json()) == [
+        "A-2"
+    ]
+    assert client.get("/api/cases/?updated_since=2028-01-01").json()["total"] == 0
+
+
+@pytest.mark.parametrize(
+    ("query", "status", "parameter"),
+    [
+        ("?severity=bogus", 400, "severity"),
+        ("?components=database&components=nope", 400, "components"),
+        ("?year_from=abc", 400, "year_from"),
+        ("?year_to=99999", 400, "year_to"),
+        ("?reviewed=maybe", 400, "reviewed"),
+        ("?org=Acme%20Inc", 400, "org"),
+        ("?updated_since=yesterday", 400, "updated_since"),
+        ("?sort=random", 400, "sort"),
+        ("?page=abc", 400, "page"),
+        ("?page=0", 400, "page"),
+        ("?page=-1", 400, "page"),
+        ("?per_page=1000", 400, "per_page"),
+        ("?per_page=", 400, "per_page"),
+        ("?colour=red", 400, "colour"),
+        ("?q=" + "x" * 300, 400, "q"),
+        ("?q=%00", 400, "q"),
+        ("?page=99", 404, "page"),
+        ("?page=99999999999999999999999", 404, "page"),
+    ],
+)
+def test_api_errors_are_json_with_a_4xx_status(client, library, query, status, parameter):
+    response = client.get(f"/api/cases/{query}")
+    assert response.status_code == status
+    assert response["Content-Type"] == "application/json"
+    body = response.json()
+    assert body["error"] and parameter in body["parameters"]
+
+
+@pytest.mark.parametrize("url", ["/api/", "/api/nothing", "/api/cases/IL-0137"])
+def test_an_address_under_the_api_that_does_not_exist_is_a_json_404(client, url):
+    response = client.get(url)
+    assert response.status_code == 404 and response.json()["error"]
+
+
+def test_the_taxonomy_api_lists_facets_terms_labels_and_counts(client, library):
+    Term.objects.filter(facet="components", slug="dns").update(
+        label_ko="DNS", description_en="Name resolution.", description_ko="이름 풀이."
+    )
+    body = client.get("/api/taxonomy/").json()
+    facets = {facet["facet"]: facet for facet in body["facets"]}
+    assert list(facets) == [
+        "domain",
+        "symptoms",
+        "components",
+        "root_cause",
+        "contributing",
+        "severity",
+    ]
+    assert facets["components"]["label"] == {"en": "Components", "ko": "구성 요소"}
+    dns = [t for t in facets["components"]["terms"] if t["slug"] == "dns"][0]
+    assert dns == {
+        "slug": "dns",
+        "label": {"en": "Dns", "ko": "DNS"},
+        "description": {"en": "Name resolution.", "ko": "이름 풀이."},
+        "cases": 2,
+        "url": "http://testserver/taxonomy/components/dns/",
+        "cases_url": "http://testserver/api/cases/?components=dns",
+    }
+    assert client.get(dns["cases_url"]).json()["total"] == 2
+
+
+def test_the_bulk_download_streams_every_case_as_json_lines(client, tmp_path, library):
+    import_cases(write_json(tmp_path / "seed.json", seed_case()))
+    response = client.get("/api/cases.jsonl")
+    assert response.status_code == 200 and response.streaming
+    assert response["Content-Type"].startswith("application/jsonl")
+    assert "attachment" in response["Content-Disposition"]
+    lines = b"".join(response.streaming_content).decode().splitlines()
+    cases = [json.loads(line) for line in lines]
+    assert [case["id"] for case in cases] == ["A-1", "A-2", "A-3", "A-4", "A-5", "A-6", "IL-0137"]
+    for case in cases:
+        jsonschema.validate(case, case_schema())
+        assert case == exported(case["id"])
+
+
+def test_the_bulk_download_can_be_imported_back(client, tmp_path, library):
+    lines = b"".join(client.get("/api/cases.jsonl").streaming_content)
+    (tmp_path / "all.jsonl").write_bytes(lines)
+    import_cases(tmp_path / "all.jsonl", dry_run=True)
+
+
+def test_the_home_page_links_the_bulk_download_and_the_api(client, library):
+    html = client.get("/").content.decode()
+    assert 'href="/api/cases.jsonl"' in html and 'href="/api/cases/"' in html

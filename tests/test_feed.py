@@ -1,0 +1,104 @@
+"""/feed/: an Atom feed of reviewed cases, latest review first, filtered like /cases/."""
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from .library import DRAFT, plain_case, store
+
+pytestmark = pytest.mark.django_db
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+def reviewed(at):
+    return {"written_by": None, "reviewed_by": "mina", "reviewed_at": at}
+
+
+@pytest.fixture
+def library(tmp_path):
+    store(
+        tmp_path,
+        plain_case("F-1", date="2024-01-01", review=reviewed("2026-03-01T00:00:00Z"),
+                   title={"en": "Old outage, reviewed last", "ko": "오래된 장애"},
+                   components=["dns"]),
+        plain_case("F-2", date="2025-06-01", review=reviewed("2026-01-01T00:00:00Z"),
+                   title={"en": "Recent outage, reviewed first", "ko": None}),
+        plain_case("F-3", date="2025-09-01", review=dict(DRAFT),
+                   title={"en": "A draft", "ko": None}, components=["dns"]),
+    )  # fmt: skip
+
+
+def feed(client, query=""):
+    response = client.get(f"/feed/{query}")
+    assert response.status_code == 200, response.content
+    assert response["Content-Type"].startswith("application/atom+xml")
+    return ET.fromstring(response.content)
+
+
+def test_the_feed_parses_as_atom_with_reviewed_cases_latest_review_first(client, library):
+    root = feed(client)
+    assert root.tag == f"{ATOM}feed"
+    assert root.find(f"{ATOM}title").text and root.find(f"{ATOM}updated").text
+    entries = root.findall(f"{ATOM}entry")
+    titles = [entry.find(f"{ATOM}title").text for entry in entries]
+    assert titles == ["F-1: Old outage, reviewed last", "F-2: Recent outage, reviewed first"]
+    first = entries[0]
+    assert first.find(f"{ATOM}link").get("href") == "http://testserver/cases/F-1"
+    assert first.find(f"{ATOM}id").text == "http://testserver/cases/F-1"
+    assert first.find(f"{ATOM}published").text.startswith("2026-03-01T00:00:00")
+    assert first.find(f"{ATOM}updated").text.startswith("2026-11-09T11:55:50")
+    summary = first.find(f"{ATOM}summary")
+    assert summary.get("type") == "html"
+    assert "Something failed." in summary.text and "Jan. 1, 2024" in summary.text
+    categories = {c.get("term") for c in first.findall(f"{ATOM}category")}
+    assert {"Dns", "Medium", "Config"} <= categories
+
+
+def test_the_feed_takes_the_filters_of_the_case_list(client, library):
+    titles = [
+        e.find(f"{ATOM}title").text for e in feed(client, "?components=dns").iter(f"{ATOM}entry")
+    ]
+    assert titles == ["F-1: Old outage, reviewed last"]  # F-3 has dns too, but is a draft
+    root = feed(client, "?components=dns")
+    self_link = [link for link in root.findall(f"{ATOM}link") if link.get("rel") == "self"][0]
+    assert self_link.get("href") == "http://testserver/feed/?components=dns"
+    assert not list(feed(client, "?year_to=2023").iter(f"{ATOM}entry"))
+
+
+def test_the_feed_is_in_the_readers_language(client, library):
+    titles = [e.find(f"{ATOM}title").text for e in feed(client, "?lang=ko").iter(f"{ATOM}entry")]
+    assert titles == ["F-1: 오래된 장애", "F-2: Recent outage, reviewed first"]
+
+
+def test_a_bad_filter_gets_a_400_from_the_feed(client, library):
+    response = client.get("/feed/?severity=bogus")
+    assert response.status_code == 400
+    assert "severity" in response.content.decode()
+
+
+def test_case_text_in_the_feed_is_escaped(client, tmp_path):
+    store(
+        tmp_path,
+        plain_case("X-1", review=reviewed("2026-01-01T00:00:00Z"),
+                   title={"en": "<script>alert(1)</script>", "ko": None},
+                   summary={"en": "A <b>bold</b> & risky claim", "ko": None}),
+    )  # fmt: skip
+    body = client.get("/feed/").content.decode()
+    entry = ET.fromstring(body).find(f"{ATOM}entry")
+    assert entry.find(f"{ATOM}title").text == "X-1: <script>alert(1)</script>"
+    # Atom's type="html" summary holds HTML as text: the case's markup must stay text in it.
+    assert "A &lt;b&gt;bold&lt;/b&gt; &amp; risky claim" in entry.find(f"{ATOM}summary").text
+    assert "<script>" not in body
+
+
+@pytest.mark.parametrize("url", ["/", "/cases/", "/cases/F-1", "/taxonomy/", "/orgs/"])
+def test_pages_link_the_feed_from_their_head(client, library, url):
+    head = client.get(url).content.decode().split("</head>")[0]
+    assert 'rel="alternate" type="application/atom+xml"' in head
+    assert 'href="/feed/' in head
+
+
+def test_a_filtered_list_links_the_feed_of_its_selection(client, library):
+    head = client.get("/cases/?components=dns&sort=date").content.decode().split("</head>")[0]
+    assert 'type="application/atom+xml"' in head and 'href="/feed/?components=dns"' in head

@@ -1,0 +1,116 @@
+"""Every browsing page runs a fixed number of SQL queries, however many cases match."""
+
+import pytest
+
+from cases.models import Term
+
+from .library import DRAFT, REVIEWED, plain_case, store
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(params=[6, 60], ids=["small", "large"])
+def library(request, tmp_path, settings):
+    """A library of 6 or 60 cases with many tags, organisations and shared sources."""
+    settings.INCIDENTLIB_PAGE_SIZE = 20
+    size = request.param
+    cases = [
+        plain_case(
+            f"Q-{n}",
+            date=f"{2000 + n % 25}-01-01",
+            title={"en": f"Outage number {n} of the relay", "ko": f"중계기 장애 {n}"},
+            domain=[f"domain-{n % 5}", "web"],
+            symptoms=[f"symptom-{n % 7}", "errors"],
+            components=[f"component-{k}" for k in range(n % 9)],
+            contributing=[f"factor-{n % 4}"],
+            severity=["low", "medium", "high", "critical"][n % 4],
+            root_cause=f"cause-{n % 6}",
+            org=f"Org {n % 15}",
+            org_slug=f"org-{n % 15}",
+            remediation=[{"text": {"en": f"Fix {k}", "ko": None}} for k in range(3)],
+            sources=[
+                {
+                    "url": "https://example.com/shared",
+                    "kind": "blog",
+                    "license": None,
+                    "archived": None,
+                }
+            ],
+            review=REVIEWED if n % 2 else DRAFT,
+        )  # fmt: skip
+        for n in range(size)
+    ]
+    store(tmp_path, *cases)
+    Term.objects.update(label_ko="한국어 이름")
+
+
+def test_the_case_list_runs_five_queries(client, library, django_assert_max_num_queries):
+    """Queries: the taxonomy terms; the number of matching cases; one page of them with
+    organisation, severity and root cause; their tags; the facet counts."""
+    for url in [
+        "/cases/",
+        "/cases/?q=relay&sort=relevance",
+        "/cases/?q=중계기&domain=web&severity=high&severity=low&org=org-1&org=org-3&reviewed=yes",
+        "/cases/?components=component-1&year_from=2003&page=1&lang=ko",
+        "/taxonomy/components/component-2/",
+    ]:
+        with django_assert_max_num_queries(5):
+            assert client.get(url).status_code == 200, url
+
+
+def test_an_organisation_page_runs_six_queries(client, library, django_assert_max_num_queries):
+    """Queries: the organisation; then those of the case list."""
+    with django_assert_max_num_queries(6):
+        assert client.get("/orgs/org-1/").status_code == 200
+
+
+def test_the_home_page_runs_four_queries(client, library, django_assert_max_num_queries):
+    """Queries: the facet counts over the library; the taxonomy terms; the recent cases with
+    organisation, severity and root cause; their tags."""
+    with django_assert_max_num_queries(4):
+        assert client.get("/").status_code == 200
+
+
+def test_the_taxonomy_pages_run_few_queries(client, library, django_assert_max_num_queries):
+    # The facet counts over the library; the taxonomy terms.
+    with django_assert_max_num_queries(2):
+        assert client.get("/taxonomy/").status_code == 200
+    # The organisations with their numbers of cases.
+    with django_assert_max_num_queries(1):
+        assert client.get("/orgs/").status_code == 200
+
+
+def test_the_api_runs_a_fixed_number_of_queries(client, library, django_assert_max_num_queries):
+    """/api/cases/: the taxonomy terms; the number of matching cases; one page of them with
+    organisation, severity, root cause, recurrence and reviewer; their sources (with how
+    many cases cite each); remediation; action items; tags; related cases."""
+    for url in ["/api/cases/", "/api/cases/?per_page=100", "/api/cases/?q=relay&domain=web"]:
+        with django_assert_max_num_queries(8):
+            assert client.get(url).status_code == 200, url
+    # /api/taxonomy/: the facet counts; the terms.
+    with django_assert_max_num_queries(2):
+        assert client.get("/api/taxonomy/").status_code == 200
+
+
+def test_the_feed_sources_and_sitemap_run_few_queries(
+    client, library, django_assert_max_num_queries
+):
+    # The taxonomy terms; the newest reviewed cases; their tags.
+    with django_assert_max_num_queries(3):
+        assert client.get("/feed/?domain=web").status_code == 200
+    # The number of cases citing the address; one page of them; their tags.
+    with django_assert_max_num_queries(3):
+        assert client.get("/sources/?url=https://example.com/shared").status_code == 200
+    # A count and a list for each of cases, terms and organisations.
+    with django_assert_max_num_queries(6):
+        assert client.get("/sitemap.xml").status_code == 200
+
+
+def test_the_bulk_download_runs_its_queries_per_chunk_of_cases(
+    client, library, django_assert_max_num_queries
+):
+    # One chunk (up to 200 cases): the cases; sources; remediation; action items; tags;
+    # related cases.
+    with django_assert_max_num_queries(7):
+        response = client.get("/api/cases.jsonl")
+        assert len(b"".join(response.streaming_content).splitlines()) in (6, 60)

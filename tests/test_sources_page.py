@@ -1,0 +1,48 @@
+"""/sources/?url=...: every case citing one source; a case page links there for shared sources."""
+
+import pytest
+
+from .library import plain_case, store
+
+pytestmark = pytest.mark.django_db
+
+SHARED = "https://example.com/report?part=1&lang=en"
+OWN = "https://example.com/only-one"
+
+
+def source(url):
+    return {"url": url, "kind": "report", "license": None, "archived": None}
+
+
+@pytest.fixture
+def library(tmp_path):
+    store(
+        tmp_path,
+        plain_case("S-1", date="2024-01-01", sources=[source(SHARED), source(OWN)]),
+        plain_case("S-2", date="2025-01-01", sources=[source(SHARED)]),
+        plain_case("S-3", date="2023-01-01"),
+    )
+
+
+def test_the_sources_page_lists_every_case_citing_the_address(client, library):
+    response = client.get("/sources/", {"url": SHARED})
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "2 cases cite this address." in html
+    assert html.index('href="/cases/S-2"') < html.index('href="/cases/S-1"')
+    assert 'href="/cases/S-3"' not in html
+
+
+def test_a_source_cited_by_several_cases_links_to_them_from_the_case_page(client, library):
+    html = client.get("/cases/S-1").content.decode()
+    sources = html.split('id="sources"')[1].split("</section>")[0]
+    link = "/sources/?url=https%3A%2F%2Fexample.com%2Freport%3Fpart%3D1%26lang%3Den"
+    assert f'href="{link}">cited by 2 cases</a>' in sources
+    assert sources.count("cited by") == 1  # the address only S-1 cites has no such link
+    assert "2 cases cite this address." in client.get(link).content.decode()
+
+
+def test_the_sources_page_without_an_address_asks_for_one(client, library):
+    response = client.get("/sources/")
+    assert response.status_code == 400
+    assert 'name="url"' in response.content.decode()
