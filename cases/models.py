@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator, MinLengthValidator, RegexValidator
 from django.db import models
 from django.db.models import Count, Deferrable, OuterRef, Q, Subquery
@@ -148,6 +149,7 @@ class CaseQuerySet(models.QuerySet):
                         "to_case__id",
                         "to_case__title_en",
                         "to_case__title_ko",
+                        "to_case__reviewed_at",
                     ),
                 ),
             )
@@ -331,6 +333,34 @@ class Case(models.Model):
     def is_draft(self):
         return self.reviewed_at is None
 
+    @property
+    def is_published(self):
+        """Whether the public may see this case: CaseQuerySet.published() for one case."""
+        return not (settings.INCIDENTLIB_HIDE_DRAFTS and self.is_draft)
+
+    def clean(self):
+        """The import's rules about one case that no field or constraint can say, on their field."""
+        errors = {}
+        if self.recurrence_of_id and self.recurrence_of_id == self.id:
+            errors["recurrence_of"] = _("A case cannot be a recurrence of itself.")
+        elif self.recurrence_of_id and self.id in self.earlier_cases(self.recurrence_of_id):
+            errors["recurrence_of"] = _("The recurrence chain would loop back to this case.")
+        if not isinstance(self.docs, list):
+            errors["docs"] = _("Enter a list (a JSON array) of further documents.")
+        if errors:
+            raise ValidationError(errors)
+
+    @staticmethod
+    def earlier_cases(case_id):
+        """Ids of `case_id` and of the stored cases it repeats, up its recurrence chain."""
+        chain = []
+        while case_id and case_id not in chain:
+            chain.append(case_id)
+            case_id = (
+                Case.objects.filter(id=case_id).values_list("recurrence_of_id", flat=True).first()
+            )
+        return chain
+
     def text(self, name, language):
         """One of the bilingual texts ('title', 'summary', ...) in the reader's language."""
         return pick({"en": getattr(self, f"{name}_en"), "ko": getattr(self, f"{name}_ko")}, language)
@@ -390,6 +420,11 @@ class RelatedCase(models.Model):
 
     def __str__(self):
         return f"{self.from_case_id} → {self.to_case_id}"
+
+    def clean(self):
+        # The constraint says it too, but a form leaves from_case out of constraint checks.
+        if self.from_case_id and self.from_case_id == self.to_case_id:
+            raise ValidationError({"to_case": _("A case cannot be related to itself.")})
 
 
 class SourceQuerySet(models.QuerySet):

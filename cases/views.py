@@ -47,7 +47,9 @@ def case_detail(request, case_id):
         {
             "case": case,
             "facets": [(facet, case.terms_of(facet)) for facet in Facet],
-            "related": [link.to_case for link in case.related_links.all()],
+            "related": [
+                link.to_case for link in case.related_links.all() if link.to_case.is_published
+            ],
             "related_from": related_from,
             "recurrence_chain": chain if len(chain) > 1 else [],
         },

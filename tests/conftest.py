@@ -64,3 +64,99 @@ def seeded(db, tmp_path):
     """The library holding just the seed case IL-0137."""
     import_cases(write_json(tmp_path / "seed.json", seed_case()))
     return Case.objects.get(id="IL-0137")
+
+
+# The admin: editors and reviewers, and the change form as a browser posts it --------------
+
+STAFF_PASSWORD = "a long enough test password"
+
+
+def reviewer_group():
+    """The Reviewer group migration 0002 makes.
+
+    A transactional test (the live server's, a subprocess's) ends by emptying every table;
+    the tests after it get the group back, made from the migration's own list.
+    """
+    import importlib
+
+    from django.contrib.auth.models import Group, Permission
+
+    migration = importlib.import_module("cases.migrations.0002_review_permission")
+    group, created = Group.objects.get_or_create(name="Reviewer")
+    if created:
+        codenames = [
+            "review_case" if action == "review" else f"{action}_{model}"
+            for model, actions in migration.REVIEWER_PERMISSIONS.items()
+            for action in actions
+        ]
+        group.permissions.add(
+            *Permission.objects.filter(content_type__app_label="cases", codename__in=codenames)
+        )
+    return group
+
+
+def make_staff(username, *, reviewer=False):
+    """A staff account: a reviewer (the Reviewer group), else an editor with the same rights
+    to edit cases but not `cases.review_case`."""
+    from django.contrib.auth.models import User
+
+    user = User.objects.create_user(username, password=STAFF_PASSWORD, is_staff=True)
+    group = reviewer_group()
+    if reviewer:
+        user.groups.add(group)
+    else:
+        user.user_permissions.add(*group.permissions.exclude(codename="review_case"))
+    return user
+
+
+@pytest.fixture
+def reviewer(db):
+    return make_staff("rita", reviewer=True)
+
+
+@pytest.fixture
+def editor(db):
+    return make_staff("ed")
+
+
+def logged_in(client, user):
+    client.force_login(user)
+    return client
+
+
+def change_url(case_id):
+    return f"/admin/cases/case/{case_id}/change/"
+
+
+def posted_form(response):
+    """The change form of an admin response as a browser would post it back unchanged."""
+    from django import forms
+
+    data = {}
+
+    def add(form):
+        for field in form:
+            value = field.value()
+            if isinstance(field.field, forms.BooleanField):
+                if value:
+                    data[field.html_name] = "on"
+            elif isinstance(value, list | tuple):
+                data[field.html_name] = [str(v) for v in value]
+            else:
+                data[field.html_name] = "" if value is None else str(value)
+            if field.field.show_hidden_initial:
+                data[field.html_initial_name] = data.get(field.html_name, "")
+
+    add(response.context["adminform"].form)
+    for inline in response.context["inline_admin_formsets"]:
+        add(inline.formset.management_form)
+        for form in inline.formset.forms:
+            add(form)
+    return data
+
+
+def open_case(client, case_id):
+    """GET the case's change form; return what saving it unchanged would post."""
+    response = client.get(change_url(case_id))
+    assert response.status_code == 200, response.status_code
+    return posted_form(response)

@@ -1,0 +1,446 @@
+"""The admin, where editors write cases and reviewers approve them.
+
+Editors are staff who may change cases; reviewers also hold `cases.review_case` (the
+Reviewer group), which alone shows the "Approve" and "Return to draft" buttons and actions.
+Nobody types a review by hand: `reviewed_by`, `reviewer` and `reviewed_at` are read-only
+and set by cases/review.py, which also keeps concurrent edits from overwriting each other.
+"""
+
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.contrib.admin.widgets import AdminTextareaWidget
+from django.core.exceptions import PermissionDenied
+from django.db import models
+from django.db.models import Count, Q
+from django.template.response import TemplateResponse
+from django.utils import timezone
+from django.utils.functional import lazy
+from django.utils.html import format_html
+from django.utils.translation import get_language, gettext_lazy, ngettext
+from django.utils.translation import gettext as _
+
+from . import review
+from .admin_forms import (
+    APPROVE,
+    RETURN_TO_DRAFT,
+    CaseAdminForm,
+    MultilineTextField,
+    OrderedItemForm,
+    OrderedItemFormSet,
+)
+from .models import (
+    LIST_FACETS,
+    ActionItem,
+    Case,
+    CaseTerm,
+    Facet,
+    Organisation,
+    RelatedCase,
+    RemediationStep,
+    Source,
+    Term,
+)
+
+# The change form's sections, in the order the case page reads.
+SUMMARY = gettext_lazy("Summary")
+WHAT_HAPPENED = gettext_lazy("What happened")
+WHY = gettext_lazy("Why")
+FIX_AND_LESSONS = gettext_lazy("Fix and lessons")
+SOURCES = gettext_lazy("Sources")
+REVIEW = gettext_lazy("Review")
+
+admin.site.site_header = admin.site.site_title = "incidentlib"
+
+REVIEW_FIELDS = ("status", "reviewed_by", "reviewed_at", "reviewer", "last_change")
+
+
+class LibraryAdmin(admin.ModelAdmin):
+    """What the library's admins share: the keys import files name a row by stay fixed.
+
+    An import finds a case by its id, a term by its facet and slug, an organisation by its
+    slug; changing one in the admin would cut the row off from the files that name it.
+    """
+
+    import_keys = ()
+    show_facets = admin.ShowFacets.ALWAYS
+    formfield_overrides = {models.TextField: {"form_class": MultilineTextField}}
+    short_texts = ()  # text fields shown two rows high; the others are six
+
+    def get_readonly_fields(self, request, obj=None):
+        readonly = tuple(super().get_readonly_fields(request, obj))
+        return readonly + self.import_keys if obj is not None else readonly
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if isinstance(db_field, models.TextField):
+            rows = 2 if db_field.name in self.short_texts else 6
+            kwargs["widget"] = AdminTextareaWidget(attrs={"rows": rows})
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+
+@admin.register(Organisation)
+class OrganisationAdmin(LibraryAdmin):
+    import_keys = ("slug",)
+    list_display = ("name", "slug", "case_count")
+    search_fields = ("name", "slug")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(case_count=Count("cases"))
+
+    @admin.display(description=gettext_lazy("cases"), ordering="case_count")
+    def case_count(self, organisation):
+        return organisation.case_count
+
+
+@admin.register(Term)
+class TermAdmin(LibraryAdmin):
+    import_keys = ("facet", "slug")
+    list_display = ("slug", "facet", "label_en", "label_ko")
+    list_filter = ("facet",)
+    search_fields = ("slug", "label_en", "label_ko")
+    ordering = ("facet", "slug")
+
+    def get_search_results(self, request, queryset, search_term):
+        queryset, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        # The tags inline offers only the facets a case has several terms of; severity
+        # and root cause are fields of the case (their limit_choices_to narrows them).
+        if request.GET.get("model_name") == "caseterm":
+            queryset = queryset.filter(facet__in=LIST_FACETS)
+        return queryset, may_have_duplicates
+
+
+class ReviewStatusFilter(admin.SimpleListFilter):
+    title = gettext_lazy("status")
+    parameter_name = "status"
+
+    def lookups(self, request, model_admin):
+        return [("draft", _("Draft")), ("reviewed", _("Reviewed"))]
+
+    def queryset(self, request, queryset):
+        if self.value() == "draft":
+            return queryset.filter(reviewed_at__isnull=True)
+        if self.value() == "reviewed":
+            return queryset.filter(reviewed_at__isnull=False)
+        return queryset
+
+
+# "By domain", as Django writes "By status": translated when shown, then lowercased.
+lowercase = lazy(lambda text: str(text).lower(), str)
+
+
+class FacetFilter(admin.SimpleListFilter):
+    """Cases having one term of a facet; `for_facet` makes the filter of each facet."""
+
+    facet = None
+
+    @classmethod
+    def for_facet(cls, facet):
+        return type(
+            f"{facet.name.title().replace('_', '')}Filter",
+            (cls,),
+            {"facet": facet, "title": lowercase(facet.label), "parameter_name": facet.value},
+        )
+
+    def lookups(self, request, model_admin):
+        language = get_language()
+        terms = Term.objects.filter(facet=self.facet).order_by("slug")
+        return [(term.slug, str(term.label(language))) for term in terms]
+
+    def queryset(self, request, queryset):
+        if self.value() is None:
+            return queryset
+        if self.facet in LIST_FACETS:
+            return queryset.filter(
+                case_terms__term__facet=self.facet, case_terms__term__slug=self.value()
+            )
+        return queryset.filter(**{f"{self.facet}__slug": self.value()})
+
+
+class OrderedInline(admin.TabularInline):
+    """An ordered list of a case, shown in the change form's `section`."""
+
+    form = OrderedItemForm
+    formset = OrderedItemFormSet
+    formfield_overrides = LibraryAdmin.formfield_overrides
+    extra = 1
+    section = None
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if isinstance(db_field, models.TextField):
+            kwargs["widget"] = AdminTextareaWidget(attrs={"rows": 2})
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+
+class CaseTermInline(OrderedInline):
+    model = CaseTerm
+    fields = ("order", "term")
+    autocomplete_fields = ("term",)
+    section = WHY
+    verbose_name = gettext_lazy("tag")
+    verbose_name_plural = gettext_lazy("tags: domain, symptoms, components, contributing factors")
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "term":
+            kwargs["queryset"] = Term.objects.filter(facet__in=LIST_FACETS)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+class RemediationInline(OrderedInline):
+    model = RemediationStep
+    fields = ("order", "text_en", "text_ko")
+    section = FIX_AND_LESSONS
+
+
+class ActionItemInline(OrderedInline):
+    model = ActionItem
+    fields = ("order", "text_en", "text_ko")
+    section = FIX_AND_LESSONS
+
+
+class SourceInline(OrderedInline):
+    model = Source
+    fields = ("order", "url", "kind", "license", "archived")
+    section = SOURCES
+    verbose_name_plural = gettext_lazy("cited sources")
+
+
+class RelatedCaseInline(OrderedInline):
+    model = RelatedCase
+    fk_name = "from_case"
+    fields = ("order", "to_case")
+    autocomplete_fields = ("to_case",)
+    section = SOURCES
+
+
+@admin.register(Case)
+class CaseAdmin(LibraryAdmin):
+    form = CaseAdminForm
+    import_keys = ("id",)
+    short_texts = ("title_en", "title_ko", "impact_scope", "impact_users", "impact_region")
+    list_display = (
+        "id",
+        "title_en",
+        "organisation",
+        "date",
+        "status",
+        "reviewed_by",
+        "updated_at",
+    )
+    list_display_links = ("id", "title_en")
+    list_filter = (
+        ReviewStatusFilter,
+        *(FacetFilter.for_facet(facet) for facet in Facet),
+        ("organisation", admin.RelatedOnlyFieldListFilter),
+    )
+    list_select_related = ("organisation",)
+    search_fields = ("id", "title_en", "title_ko", "organisation__name", "organisation__slug")
+    ordering = ("-date", "id")
+    date_hierarchy = "date"
+    autocomplete_fields = ("organisation", "severity", "root_cause", "recurrence_of")
+    readonly_fields = (*REVIEW_FIELDS, "created_at")
+    inlines = (CaseTermInline, RemediationInline, ActionItemInline, SourceInline, RelatedCaseInline)
+    actions = ("approve_selected", "return_selected_to_draft")
+    change_form_template = "admin/cases/case/change_form.html"
+
+    class Media:
+        css = {"all": ("cases/admin.css",)}
+
+    def get_fieldsets(self, request, obj=None):
+        review_fields = ["written_by"]
+        if obj is not None:
+            review_fields += [
+                "status",
+                ("reviewed_by", "reviewed_at"),
+                "reviewer",
+                ("last_change", "created_at"),
+            ]
+            if not obj.is_draft and self.has_review_permission(request):
+                review_fields.append("approve_again")
+        bilingual = [
+            (f"{name}_en", f"{name}_ko")
+            for name in ("summary", "trigger", "symptoms_text", "detection")
+        ]
+        return [
+            (
+                SUMMARY,
+                {
+                    "fields": [
+                        "id",
+                        ("title_en", "title_ko"),
+                        "organisation",
+                        ("date", "date_kind"),
+                        "severity",
+                        ("impact_scope", "impact_users", "impact_region"),
+                        "url",
+                    ]
+                },
+            ),
+            (WHAT_HAPPENED, {"fields": [*bilingual, ("detected_after", "resolved_after")]}),
+            (WHY, {"fields": ["root_cause", "recurrence_of"]}),
+            (FIX_AND_LESSONS, {"fields": [("lessons_en", "lessons_ko")]}),
+            (SOURCES, {"fields": ["docs"]}),
+            (REVIEW, {"fields": review_fields}),
+        ]
+
+    # Permissions ---------------------------------------------------------------
+
+    def has_review_permission(self, request):
+        return request.user.has_perm(f"{self.opts.app_label}.review_case")
+
+    # The list ------------------------------------------------------------------
+
+    @admin.display(description=gettext_lazy("status"), ordering="reviewed_at")
+    def status(self, case):
+        return _("Draft") if case.is_draft else _("Reviewed")
+
+    @admin.display(description=gettext_lazy("last change"))
+    def last_change(self, case):
+        change = review.last_change(case)
+        return _("%(when)s by %(who)s") % {"when": change.when, "who": change.who}
+
+    def changelist_view(self, request, extra_context=None):
+        counts = Case.objects.aggregate(
+            drafts=Count("pk", filter=Q(reviewed_at__isnull=True)),
+            reviewed=Count("pk", filter=Q(reviewed_at__isnull=False)),
+        )
+        return super().changelist_view(request, {**(extra_context or {}), "review_counts": counts})
+
+    def view_on_site(self, case):
+        if Case.objects.published().filter(pk=case.pk).exists():
+            return case.get_absolute_url()
+        return None
+
+    # The change form -----------------------------------------------------------
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        review_action = next((a for a in (APPROVE, RETURN_TO_DRAFT) if a in request.POST), None)
+        if review_action and (object_id is None or not self.has_review_permission(request)):
+            raise PermissionDenied
+        extra_context = {**(extra_context or {}), "can_review": self.has_review_permission(request)}
+        return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def save_model(self, request, case, form, change):
+        if not change:
+            case.updated_at = timezone.now()
+        super().save_model(request, case, form, change)
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        if change and (form.has_changed() or any(fs.has_changed() for fs in formsets)):
+            # The new version: whoever opened the case before this save may not overwrite it.
+            case = form.instance
+            case.updated_at = timezone.now()
+            Case.objects.filter(pk=case.pk).update(updated_at=case.updated_at)
+
+    def log_change(self, request, case, message):
+        # Pressing "Approve" on an unchanged form is an approval, logged as one, not an edit.
+        if message or not {APPROVE, RETURN_TO_DRAFT} & request.POST.keys():
+            super().log_change(request, case, message)
+
+    def response_change(self, request, case):
+        if APPROVE in request.POST:
+            review.approve(
+                case.pk,
+                request.user,
+                seen_version=review.version_of(case),
+                again=bool(request.POST.get("approve_again")),
+            )
+            self.message_user(
+                request,
+                format_html(_("{case} was approved: you are its reviewer."), case=case.pk),
+                messages.SUCCESS,
+            )
+            return self.response_post_save_change(request, case)
+        if RETURN_TO_DRAFT in request.POST:
+            review.return_to_draft(case.pk, request.user, seen_version=review.version_of(case))
+            self.message_user(
+                request,
+                format_html(_("{case} was returned to draft."), case=case.pk),
+                messages.SUCCESS,
+            )
+            return self.response_post_save_change(request, case)
+        return super().response_change(request, case)
+
+    # Actions on the list -------------------------------------------------------
+
+    @admin.action(permissions=["review"], description=gettext_lazy("Approve the selected cases"))
+    def approve_selected(self, request, queryset):
+        """Ask first, showing each case's version; then approve those still as shown."""
+        cases = list(queryset.select_related("organisation").order_by("id"))
+        if not request.POST.get("post"):
+            return TemplateResponse(
+                request,
+                "admin/cases/case/approve_selected_confirmation.html",
+                {
+                    **self.admin_site.each_context(request),
+                    "title": _("Approve cases"),
+                    "opts": self.opts,
+                    "drafts": [c for c in cases if c.is_draft],
+                    "reviewed": [c for c in cases if not c.is_draft],
+                    # The versions shown: approving refuses cases changed since.
+                    "selection": [(c, review.version_of(c)) for c in cases],
+                    "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+                    "media": self.media,
+                },
+            )
+        again = bool(request.POST.get("approve_again"))
+        approved, kept, refused = [], [], []
+        for case in cases:
+            try:
+                review.approve(
+                    case.pk,
+                    request.user,
+                    seen_version=request.POST.get(f"version-{case.pk}"),
+                    again=again,
+                )
+                approved.append(case.pk)
+            except review.AlreadyReviewed:
+                kept.append(case.pk)
+            except review.CaseChanged as refusal:
+                refused.append(str(refusal))
+        if approved:
+            self.message_user(
+                request,
+                ngettext(
+                    "%(count)d case approved: %(ids)s.",
+                    "%(count)d cases approved: %(ids)s.",
+                    len(approved),
+                )
+                % {"count": len(approved), "ids": ", ".join(approved)},
+                messages.SUCCESS,
+            )
+        if kept:
+            self.message_user(
+                request,
+                _("Already reviewed, left as they were: %(ids)s.") % {"ids": ", ".join(kept)},
+                messages.INFO,
+            )
+        for refusal in refused:
+            self.message_user(
+                request,
+                _("%(refusal)s It was not approved.") % {"refusal": refusal},
+                messages.ERROR,
+            )
+        return None
+
+    @admin.action(
+        permissions=["review"], description=gettext_lazy("Return the selected cases to draft")
+    )
+    def return_selected_to_draft(self, request, queryset):
+        returned = []
+        for case in queryset.filter(reviewed_at__isnull=False).order_by("id"):
+            try:
+                review.return_to_draft(case.pk, request.user, seen_version=review.version_of(case))
+                returned.append(case.pk)
+            except review.CaseChanged as refusal:
+                self.message_user(request, str(refusal), messages.ERROR)
+        self.message_user(
+            request,
+            ngettext(
+                "%(count)d case returned to draft: %(ids)s.",
+                "%(count)d cases returned to draft: %(ids)s.",
+                len(returned),
+            )
+            % {"count": len(returned), "ids": ", ".join(returned) or "-"},
+            messages.SUCCESS if returned else messages.WARNING,
+        )
+        return None

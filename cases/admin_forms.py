@@ -1,0 +1,130 @@
+"""Forms of the case admin: the case form that refuses stale edits, and orderable inline lists."""
+
+from django import forms
+from django.utils.functional import cached_property
+from django.utils.translation import gettext_lazy as _
+
+from . import review
+
+APPROVE, RETURN_TO_DRAFT = "_approve", "_return_to_draft"
+
+
+class MultilineTextField(forms.CharField):
+    """Text from a textarea, whose line breaks browsers send as CR LF; the library keeps LF.
+
+    Normalised here, an unchanged text also counts as unchanged (has_changed uses to_python).
+    """
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        return value.replace("\r\n", "\n") if isinstance(value, str) else value
+
+
+class CaseAdminForm(forms.ModelForm):
+    """A case as the admin edits it, saved only over the version it was opened at.
+
+    `seen_version` carries that version through the round trip; `clean` locks the case row
+    (the admin saves inside a transaction) and refuses the form if someone changed the case
+    since, leaving the user's input on the form. An approval pressed on the form is checked
+    along with the edit.
+    """
+
+    seen_version = forms.CharField(widget=forms.HiddenInput, required=False)
+    approve_again = forms.BooleanField(
+        label=_("Approve again"),
+        required=False,
+        help_text=_(
+            "This case is already reviewed. Tick this and press “Approve” to replace that "
+            "review with yours: you become its reviewer, as of now."
+        ),
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not self.instance._state.adding:
+            self.initial.setdefault("seen_version", review.version_of(self.instance))
+
+    @cached_property
+    def changed_data(self):
+        # What changed in the case itself (the declared fields are the form's own), for the
+        # history and for the case's version.
+        return [name for name in super().changed_data if name not in self.declared_fields]
+
+    @property
+    def review_action(self):
+        return next((action for action in (APPROVE, RETURN_TO_DRAFT) if action in self.data), None)
+
+    def clean_docs(self):
+        docs = self.cleaned_data.get("docs")
+        return [] if docs is None else docs
+
+    def clean(self):
+        cleaned_data = super().clean()
+        if self.instance._state.adding:
+            return cleaned_data
+        try:
+            current = review.lock_unchanged(self.instance.pk, self.data.get("seen_version"))
+            if self.review_action == APPROVE:
+                review.check_approval(current, again=cleaned_data.get("approve_again"))
+        except review.AlreadyReviewed as refusal:
+            self.add_error("approve_again", str(refusal))
+        except review.CaseChanged as refusal:
+            raise forms.ValidationError(
+                [
+                    str(refusal),
+                    _(
+                        "Nothing was saved; your input is kept below. Open the case again in "
+                        "another tab to see the current version, and make your changes there."
+                    ),
+                ],
+                code="stale",
+            ) from None
+        return cleaned_data
+
+
+class OrderedItemForm(forms.ModelForm):
+    """One item of an ordered list of a case; `order` places it, empty meaning at the end."""
+
+    order = forms.IntegerField(
+        label=_("order"),
+        required=False,
+        min_value=1,
+        widget=forms.NumberInput(attrs={"size": 3, "class": "vIntegerField order-field"}),
+    )
+
+
+class OrderedItemFormSet(forms.BaseInlineFormSet):
+    """Saves the items in the order their `order` fields give, renumbering the positions.
+
+    An item whose order was just typed goes before the others of the same number, so that
+    typing 2 moves an item to the second place without renumbering the rest; an item with
+    no order goes last.
+    """
+
+    def add_fields(self, form, index):
+        super().add_fields(form, index)
+        if index is not None and index < self.initial_form_count():
+            form.fields["order"].initial = index + 1
+
+    def save(self, commit=True):
+        listed = [
+            (index, form)
+            for index, form in enumerate(self.forms)
+            if (form.instance.pk is not None or form.has_changed())
+            and not self._should_delete_form(form)
+        ]
+        listed.sort(key=lambda item: self._sort_key(*item))
+        for position, (_index, form) in enumerate(listed):
+            form.instance.position = position
+        saved = super().save(commit=commit)
+        if commit:
+            # The items that did not change were not saved: their positions may have.
+            # (The (case, position) constraints are deferred, so swaps are fine.)
+            items = [form.instance for _index, form in listed]
+            self.model.objects.bulk_update(items, ["position"])
+        return saved
+
+    @staticmethod
+    def _sort_key(index, form):
+        order = form.cleaned_data.get("order")
+        return (order is None, order or 0, "order" not in form.changed_data, index)

@@ -1,0 +1,223 @@
+"""The admin refuses what the import refuses, with the message on the field.
+
+One set of rules: the models' validators, constraints and `clean` methods mirror the
+exchange format. Each rule below is broken once through an import file and once through
+the change form; both must refuse it, and the form must say why next to the field.
+"""
+
+import pytest
+
+from cases.importing import CaseImport
+from cases.models import Case
+
+from .conftest import (
+    change_url,
+    exported,
+    import_cases,
+    logged_in,
+    make_case,
+    open_case,
+    write_json,
+)
+
+pytestmark = pytest.mark.django_db
+
+LONG = "x" * 4001
+
+
+def source(**changes):
+    return lambda case: case["sources"][0].update(changes)
+
+
+def text(name, language, value):
+    return lambda case: case[name].update({language: value})
+
+
+def field(name, value):
+    return lambda case: case.update({name: value})
+
+
+def timeline(name, value):
+    return lambda case: case["timeline"].update({name: value})
+
+
+# (import change, its path in the format, form change, form field, the form's message)
+RULES = {
+    "a javascript: source address": (
+        source(url="javascript:alert(1)"),
+        "sources[0].url",
+        {"sources-0-url": "javascript:alert(1)"},
+        "sources-0-url",
+        "Enter an http:// or https:// address without spaces.",
+    ),
+    "a source address with spaces": (
+        source(url="https://example.org/a b"),
+        "sources[0].url",
+        {"sources-0-url": "https://example.org/a b"},
+        "sources-0-url",
+        "Enter an http:// or https:// address without spaces.",
+    ),
+    "a javascript: archived copy": (
+        source(archived="javascript:alert(1)"),
+        "sources[0].archived",
+        {"sources-0-archived": "javascript:alert(1)"},
+        "sources-0-archived",
+        "Enter an http:// or https:// address without spaces.",
+    ),
+    "a javascript: canonical address": (
+        field("url", "javascript:alert(1)"),
+        "url",
+        {"url": "javascript:alert(1)"},
+        "url",
+        "Enter an http:// or https:// address without spaces.",
+    ),
+    "a source kind that is not a slug": (
+        source(kind="Post Mortem"),
+        "sources[0].kind",
+        {"sources-0-kind": "Post Mortem"},
+        "sources-0-kind",
+        "Use lowercase letters, digits and single hyphens.",
+    ),
+    "a missing English title": (
+        text("title", "en", ""),
+        "title.en",
+        {"title_en": ""},
+        "title_en",
+        "This field is required.",
+    ),
+    "a missing English summary": (
+        text("summary", "en", ""),
+        "summary.en",
+        {"summary_en": ""},
+        "summary_en",
+        "This field is required.",
+    ),
+    "a remediation step without English": (
+        lambda case: case["remediation"][0]["text"].update(en=""),
+        "remediation[0].text.en",
+        {"remediation_steps-0-text_en": ""},
+        "remediation_steps-0-text_en",
+        "This field is required.",
+    ),
+    "an over-long impact": (
+        lambda case: case["impact"].update(scope=LONG),
+        "impact.scope",
+        {"impact_scope": LONG},
+        "impact_scope",
+        "Ensure this value has at most 4000 characters (it has 4001).",
+    ),
+    "a duration in words": (
+        timeline("detected_after", "45 minutes"),
+        "timeline.detected_after",
+        {"detected_after": "45 minutes"},
+        "detected_after",
+        "Enter an ISO 8601 duration such as PT45M, PT8H or P2DT3H.",
+    ),
+    "a self-recurrence": (
+        field("recurrence_of", "IL-0137"),
+        "recurrence_of",
+        {"recurrence_of": "IL-0137"},
+        "recurrence_of",
+        "A case cannot be a recurrence of itself.",
+    ),
+    "a recurrence chain that loops": (
+        field("recurrence_of", "T-1"),  # T-1 is a recurrence of IL-0137
+        "recurrence_of",
+        {"recurrence_of": "T-1"},
+        "recurrence_of",
+        "The recurrence chain would loop back to this case.",
+    ),
+    "a recurrence of a case not in the library": (
+        field("recurrence_of", "IL-9999"),
+        "recurrence_of",
+        {"recurrence_of": "IL-9999"},
+        "recurrence_of",
+        "Select a valid choice. That choice is not one of the available choices.",
+    ),
+    "a case related to itself": (
+        field("related", ["IL-0137"]),
+        "related",
+        {"related_links-0-to_case": "IL-0137"},
+        "related_links-0-to_case",
+        "A case cannot be related to itself.",
+    ),
+    "further documents that are not a list": (
+        field("docs", {"paper": "https://example.org"}),
+        "docs",
+        {"docs": '{"paper": "https://example.org"}'},
+        "docs",
+        "Enter a list (a JSON array) of further documents.",
+    ),
+}
+
+
+@pytest.fixture
+def library(db, tmp_path):
+    """IL-0137 and T-1, a recurrence of it."""
+    import_cases(
+        write_json(
+            tmp_path / "library.json",
+            [make_case("IL-0137"), make_case("T-1", recurrence_of="IL-0137")],
+        )
+    )
+
+
+def import_problems(tmp_path, change):
+    case = make_case("IL-0137")
+    change(case)
+    return [str(p) for p in CaseImport([write_json(tmp_path / "bad.json", case)]).run().problems]
+
+
+def form_errors(response, name):
+    if "-" not in name:
+        return response.context["adminform"].form.errors.get(name, [])
+    prefix, index, field_name = name.split("-")
+    for inline in response.context["inline_admin_formsets"]:
+        if inline.formset.prefix == prefix:
+            return inline.formset.forms[int(index)].errors.get(field_name, [])
+    raise AssertionError(f"no inline {prefix}")
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_the_import_and_the_admin_refuse_the_same_input(client, library, reviewer, tmp_path, rule):
+    import_change, path, form_change, form_field, message = RULES[rule]
+    before = exported("IL-0137")
+
+    problems = import_problems(tmp_path, import_change)
+    assert any(f": IL-0137: {path}: " in problem for problem in problems), problems
+
+    logged_in(client, reviewer)
+    response = client.post(change_url("IL-0137"), {**open_case(client, "IL-0137"), **form_change})
+    assert response.status_code == 200
+    assert form_errors(response, form_field) == [message]
+    assert exported("IL-0137") == before
+
+
+def test_the_admin_refuses_the_same_related_case_twice(client, library, reviewer, tmp_path):
+    problems = import_problems(tmp_path, field("related", ["T-1", "T-1"]))
+    assert any("related: lists the same value twice" in p for p in problems)
+    logged_in(client, reviewer)
+    data = open_case(client, "IL-0137")
+    data.update(
+        {
+            "related_links-TOTAL_FORMS": "2",
+            "related_links-0-to_case": "T-1",
+            "related_links-1-to_case": "T-1",
+            "related_links-1-from_case": "IL-0137",
+        }
+    )
+    response = client.post(change_url("IL-0137"), data)
+    assert response.status_code == 200
+    related = next(
+        i.formset
+        for i in response.context["inline_admin_formsets"]
+        if i.formset.prefix == "related_links"
+    )
+    assert related.non_form_errors() == ["Please correct the duplicate data for to_case."]
+    assert not Case.objects.get(pk="IL-0137").related.exists()
+
+
+def test_a_new_case_needs_an_id_in_the_format(client, library, django_user_model):
+    logged_in(client, django_user_model.objects.create_superuser("root"))
+    response = client.post("/admin/cases/case/add/", {"id": "il 1"})
+    assert response.context["adminform"].form.errors["id"] == ["Enter a case id such as IL-0137."]

@@ -1,0 +1,158 @@
+"""No lost updates: a save or an approval over a case changed since it was opened is refused."""
+
+import pytest
+from django.test import Client
+from django.utils import formats, timezone
+
+from cases.models import Case
+
+from .conftest import (
+    change_url,
+    import_cases,
+    logged_in,
+    make_case,
+    make_staff,
+    open_case,
+    write_json,
+)
+
+pytestmark = pytest.mark.django_db
+
+CHANGELIST = "/admin/cases/case/"
+
+
+@pytest.fixture
+def alice(db):
+    return logged_in(Client(), make_staff("alice"))
+
+
+@pytest.fixture
+def bob(db):
+    return logged_in(Client(), make_staff("bob"))
+
+
+def save(client, case_id, data, **changes):
+    return client.post(change_url(case_id), {**data, **changes})
+
+
+def when(case_id):
+    updated_at = Case.objects.get(pk=case_id).updated_at
+    return formats.date_format(timezone.localtime(updated_at), "DATETIME_FORMAT")
+
+
+def test_the_second_of_two_editors_is_refused_and_told_who_and_when(seeded, alice, bob):
+    alices_form, bobs_form = open_case(alice, "IL-0137"), open_case(bob, "IL-0137")
+    assert save(alice, "IL-0137", alices_form, title_ko="앨리스의 제목").status_code == 302
+    response = save(bob, "IL-0137", bobs_form, title_ko="밥의 제목")
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.non_field_errors()
+    assert errors[0] == f"IL-0137 was changed by alice on {when('IL-0137')}, after you opened it."
+    assert "Nothing was saved; your input is kept below." in errors[1]
+    assert Case.objects.get(pk="IL-0137").title_ko == "앨리스의 제목"
+
+
+def test_the_refused_editor_keeps_their_input_on_the_form(seeded, alice, bob):
+    alices_form, bobs_form = open_case(alice, "IL-0137"), open_case(bob, "IL-0137")
+    save(alice, "IL-0137", alices_form, title_ko="앨리스의 제목")
+    bobs_form["sources-0-url"] = "https://example.org/bobs-source"
+    response = save(bob, "IL-0137", bobs_form, title_ko="밥의 제목")
+    html = response.content.decode()
+    assert "밥의 제목" in html and "앨리스의 제목" not in html
+    assert 'value="https://example.org/bobs-source"' in html
+
+
+def test_the_refusal_stands_until_the_case_is_opened_again(seeded, alice, bob):
+    alices_form, bobs_form = open_case(alice, "IL-0137"), open_case(bob, "IL-0137")
+    save(alice, "IL-0137", alices_form, title_ko="앨리스의 제목")
+    assert save(bob, "IL-0137", bobs_form, title_ko="밥의 제목").status_code == 200
+    assert save(bob, "IL-0137", bobs_form, title_ko="밥의 제목").status_code == 200
+    reopened = open_case(bob, "IL-0137")
+    assert save(bob, "IL-0137", reopened, title_ko="밥의 제목").status_code == 302
+    assert Case.objects.get(pk="IL-0137").title_ko == "밥의 제목"
+
+
+def test_a_change_to_a_list_only_makes_a_new_version_too(seeded, alice, bob):
+    alices_form, bobs_form = open_case(alice, "IL-0137"), open_case(bob, "IL-0137")
+    alices_form["sources-0-kind"] = "postmortem"
+    assert save(alice, "IL-0137", alices_form).status_code == 302
+    assert save(bob, "IL-0137", bobs_form, title_ko="밥의 제목").status_code == 200
+    assert Case.objects.get(pk="IL-0137").sources.first().kind == "postmortem"
+
+
+def test_saving_an_unchanged_form_makes_no_new_version(seeded, alice, bob):
+    version = Case.objects.get(pk="IL-0137").updated_at
+    alices_form, bobs_form = open_case(alice, "IL-0137"), open_case(bob, "IL-0137")
+    assert save(alice, "IL-0137", alices_form).status_code == 302
+    assert Case.objects.get(pk="IL-0137").updated_at == version
+    assert save(bob, "IL-0137", bobs_form, title_ko="밥의 제목").status_code == 302
+
+
+def test_every_save_sets_updated_at_to_now(seeded, alice):
+    before = timezone.now()
+    save(alice, "IL-0137", open_case(alice, "IL-0137"), title_ko="새 제목")
+    assert before <= Case.objects.get(pk="IL-0137").updated_at <= timezone.now()
+
+
+def test_a_change_made_by_an_import_is_named_as_such(seeded, alice, tmp_path):
+    alices_form = open_case(alice, "IL-0137")
+    changed = make_case("IL-0137", updated_at="2026-12-01T09:30:00Z")
+    changed["title"]["ko"] = "가져온 제목"
+    import_cases(write_json(tmp_path / "changed.json", changed))
+    response = save(alice, "IL-0137", alices_form, title_ko="앨리스의 제목")
+    errors = response.context["adminform"].form.non_field_errors()
+    assert (
+        errors[0] == f"IL-0137 was changed by an import on {when('IL-0137')}, after you opened it."
+    )
+
+
+def test_a_form_without_the_version_it_was_opened_at_is_refused(seeded, alice):
+    form = open_case(alice, "IL-0137")
+    del form["seen_version"]
+    assert save(alice, "IL-0137", form, title_ko="앨리스의 제목").status_code == 200
+    assert Case.objects.get(pk="IL-0137").title_ko != "앨리스의 제목"
+
+
+def test_approving_a_case_edited_after_the_reviewer_opened_it_is_refused(seeded, alice):
+    reviewer = logged_in(Client(), make_staff("rita", reviewer=True))
+    reviewers_form = open_case(reviewer, "IL-0137")
+    save(alice, "IL-0137", open_case(alice, "IL-0137"), title_ko="앨리스의 제목")
+    response = save(reviewer, "IL-0137", reviewers_form, _approve="yes")
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.non_field_errors()
+    assert errors[0] == f"IL-0137 was changed by alice on {when('IL-0137')}, after you opened it."
+    assert Case.objects.get(pk="IL-0137").is_draft
+
+
+def test_an_edit_after_an_approval_the_editor_did_not_see_is_refused(seeded, alice):
+    reviewer = logged_in(Client(), make_staff("rita", reviewer=True))
+    alices_form = open_case(alice, "IL-0137")
+    save(reviewer, "IL-0137", open_case(reviewer, "IL-0137"), _approve="yes")
+    response = save(alice, "IL-0137", alices_form, title_ko="앨리스의 제목")
+    errors = response.context["adminform"].form.non_field_errors()
+    assert errors[0].startswith("IL-0137 was changed by rita on ")
+
+
+def test_bulk_approval_refuses_a_case_changed_after_the_confirmation_page(tmp_path, alice):
+    import_cases(write_json(tmp_path / "two.json", [make_case("T-1"), make_case("T-2")]))
+    reviewer = logged_in(Client(), make_staff("rita", reviewer=True))
+    asked = reviewer.post(
+        CHANGELIST, {"action": "approve_selected", "_selected_action": ["T-1", "T-2"], "index": "0"}
+    )
+    save(alice, "T-2", open_case(alice, "T-2"), title_ko="앨리스의 제목")
+    response = reviewer.post(
+        CHANGELIST,
+        {
+            "action": "approve_selected",
+            "post": "yes",
+            "_selected_action": ["T-1", "T-2"],
+            **{f"version-{case.pk}": version for case, version in asked.context["selection"]},
+        },
+        follow=True,
+    )
+    html = response.content.decode()
+    assert "1 case approved: T-1." in html
+    assert (
+        f"T-2 was changed by alice on {when('T-2')}, after you opened it. It was not approved."
+        in html
+    )
+    assert Case.objects.get(pk="T-2").is_draft
