@@ -6,6 +6,8 @@ Nobody types a review by hand: `reviewed_by`, `reviewer` and `reviewed_at` are r
 and set by cases/review.py, which also keeps concurrent edits from overwriting each other.
 """
 
+from collections import defaultdict
+
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.widgets import AdminTextareaWidget
@@ -141,9 +143,16 @@ class FacetFilter(admin.SimpleListFilter):
         )
 
     def lookups(self, request, model_admin):
+        # The admin builds its filters several times a request (once more for each
+        # filter's counts): read the terms once.
+        if not hasattr(request, "terms_by_facet"):
+            request.terms_by_facet = defaultdict(list)
+            for term in Term.objects.order_by("slug"):
+                request.terms_by_facet[term.facet].append(term)
         language = get_language()
-        terms = Term.objects.filter(facet=self.facet).order_by("slug")
-        return [(term.slug, str(term.label(language))) for term in terms]
+        return [
+            (term.slug, str(term.label(language))) for term in request.terms_by_facet[self.facet]
+        ]
 
     def queryset(self, request, queryset):
         if self.value() is None:
@@ -153,6 +162,24 @@ class FacetFilter(admin.SimpleListFilter):
                 case_terms__term__facet=self.facet, case_terms__term__slug=self.value()
             )
         return queryset.filter(**{f"{self.facet}__slug": self.value()})
+
+
+class OrganisationFilter(admin.SimpleListFilter):
+    title = gettext_lazy("organisation")
+    parameter_name = "organisation"
+
+    def lookups(self, request, model_admin):
+        # Read once a request, as the terms are (see FacetFilter).
+        if not hasattr(request, "organisations"):
+            request.organisations = list(
+                Organisation.objects.filter(cases__isnull=False).distinct().order_by("name")
+            )
+        return [(organisation.slug, organisation.name) for organisation in request.organisations]
+
+    def queryset(self, request, queryset):
+        if self.value() is None:
+            return queryset
+        return queryset.filter(organisation__slug=self.value())
 
 
 class OrderedInline(admin.TabularInline):
@@ -229,7 +256,7 @@ class CaseAdmin(LibraryAdmin):
     list_filter = (
         ReviewStatusFilter,
         *(FacetFilter.for_facet(facet) for facet in Facet),
-        ("organisation", admin.RelatedOnlyFieldListFilter),
+        OrganisationFilter,
     )
     list_select_related = ("organisation",)
     search_fields = ("id", "title_en", "title_ko", "organisation__name", "organisation__slug")

@@ -65,9 +65,11 @@ def test_a_weak_password_is_refused_and_nothing_is_created(monkeypatch):
 
 
 @pytest.mark.django_db
-def test_dry_run_creates_nothing(monkeypatch):
-    monkeypatch.setenv("INCIDENTLIB_REVIEWER_PASSWORD", PASSWORD)
-    create_reviewer("rita", dry_run=True)
+def test_dry_run_says_what_it_would_do_and_creates_nothing(capsys):
+    call_command("create_reviewer", "rita", dry_run=True)
+    assert capsys.readouterr().out == (
+        "Dry run, nothing written. Would create the reviewer rita.\n"
+    )
     assert not User.objects.exists()
 
 

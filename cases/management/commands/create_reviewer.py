@@ -38,12 +38,12 @@ class Command(BaseCommand):
                 f"There is no {REVIEWER_GROUP} group: run `manage.py migrate` first."
             )
         user = User.objects.filter(**{User.USERNAME_FIELD: username}).first()
+        if dry_run:
+            would = f"make {username} a reviewer" if user else f"create the reviewer {username}"
+            self.stdout.write(f"Dry run, nothing written. Would {would}.")
+            return
         if user is None:
             password = self.new_password(User(**{User.USERNAME_FIELD: username, "email": email}))
-        if dry_run:
-            verb = "make" if user else "create"
-            self.stdout.write(f"Dry run, nothing written. Would {verb} {username} a reviewer.")
-            return
         with transaction.atomic():
             if user is None:
                 user = User.objects.create_user(username, email=email, password=password)
