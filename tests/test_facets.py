@@ -89,3 +89,16 @@ def test_chosen_values_are_marked_and_their_link_removes_them(client, library):
     )
     assert chosen.group(1) == "/cases/?org=globex"
     assert 'aria-current="true"' in html.split('data-value="org=acme"')[1].split("</li>")[0]
+
+
+def test_with_drafts_hidden_counts_leave_drafts_out(client, library, settings):
+    settings.INCIDENTLIB_HIDE_DRAFTS = True
+    # Only are reviewed.
+    html = client.get("/cases/").content.decode()
+    assert listed_ids(html) == ["A-5", "A-3", "A-1"]
+    counts = facet_counts(html)
+    assert counts["severity=critical"] == 1 and counts["domain=storage"] == 1
+    assert counts["domain=network"] == 0 and "org=acme" in counts and counts["org=acme"] == 1
+    assert not any(key.startswith("reviewed=") for key in counts)
+    home = client.get("/").content.decode()
+    assert "The library holds 3 cases." in home

@@ -1,5 +1,8 @@
 """Every browsing page in English and in Korean, its case text escaped, none needing JavaScript."""
 
+import re
+from html.parser import HTMLParser
+
 import pytest
 
 from cases.models import Term
@@ -135,3 +138,21 @@ def test_no_page_needs_javascript(client, library, url):
     html = get(client, url, "en")
     assert "<script" not in html.lower()
     assert "onclick" not in html.lower()
+
+
+class AttributeNames(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.names = set()
+
+    def handle_starttag(self, tag, attrs):
+        self.names.update(name for name, _value in attrs)
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("url", PAGES)
+def test_every_attribute_is_well_quoted(client, library, url, language):
+    """A quote inside a translated attribute value would split it into stray attributes."""
+    parser = AttributeNames()
+    parser.feed(get(client, f"{url}{'&' if '?' in url else '?'}q=%22a%22+%3Cb%3E", language))
+    assert all(re.fullmatch(r"[a-z][a-z-]*", name) for name in parser.names), parser.names
