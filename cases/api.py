@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
 from .browsing import url_with
-from .exchange import case_to_exchange
+from .exchange import public_case_to_exchange
 from .facets import library_counts
 from .filters import CaseFilter
 from .models import Case, Facet, Term
@@ -110,7 +110,7 @@ def case_list(request):
             "per_page": per_page,
             "next": page_link(page.next_page_number()) if page.has_next() else None,
             "previous": page_link(page.previous_page_number()) if page.has_previous() else None,
-            "results": [case_to_exchange(case) for case in page.object_list],
+            "results": [public_case_to_exchange(case) for case in page.object_list],
         }
     )
 
@@ -156,7 +156,7 @@ def bulk_download(request):
 
     def lines():
         for case in cases.iterator(chunk_size=BULK_CHUNK):
-            yield json.dumps(case_to_exchange(case), ensure_ascii=False) + "\n"
+            yield json.dumps(public_case_to_exchange(case), ensure_ascii=False) + "\n"
 
     response = StreamingHttpResponse(lines(), content_type="application/jsonl; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="incidentlib-cases.jsonl"'

@@ -11,6 +11,8 @@ import json
 from functools import cache
 from pathlib import Path
 
+from django.conf import settings
+
 from .models import LIST_FACETS, Facet
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "case.schema.json"
@@ -146,3 +148,18 @@ def same_case(a, b):
 def cases_json(values):
     """Exchange cases as one pretty JSON array, non-ASCII text kept as is."""
     return json.dumps(values, ensure_ascii=False, indent=2) + "\n"
+
+
+def public_case_to_exchange(case):
+    """The case as the public sees it: with drafts hidden, no reference names a hidden draft.
+
+    Export (for curators) keeps every reference; the site and the API use this.
+    """
+    value = case_to_exchange(case)
+    if settings.INCIDENTLIB_HIDE_DRAFTS:
+        value["related"] = [
+            link.to_case_id for link in case.related_links.all() if link.to_case.is_published
+        ]
+        if case.recurrence_of and not case.recurrence_of.is_published:
+            value["recurrence_of"] = None
+    return value

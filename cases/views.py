@@ -10,7 +10,7 @@ from django.views.decorators.http import require_safe
 
 from . import search
 from .browsing import CaseListing, TermIndex
-from .exchange import case_to_exchange
+from .exchange import public_case_to_exchange
 from .facets import library_counts
 from .languages import content_language
 from .models import Case, Facet, Organisation, Source, Term
@@ -60,7 +60,7 @@ def case_detail(request, case_id):
 def case_json(request, case_id):
     case = _get_case(case_id.upper())
     return JsonResponse(
-        case_to_exchange(case), json_dumps_params={"ensure_ascii": False, "indent": 2}
+        public_case_to_exchange(case), json_dumps_params={"ensure_ascii": False, "indent": 2}
     )
 
 

@@ -111,3 +111,22 @@ def test_the_setting_comes_from_the_hide_drafts_variable(value, hidden):
         timeout=60,
     )
     assert result.stdout.strip() == str(hidden), result.stderr
+
+
+@pytest.mark.parametrize("url", ["/cases/R-1.json", "/api/cases/", "/api/cases.jsonl"])
+def test_the_public_json_of_a_reviewed_case_names_no_hidden_draft(client, library, hidden, url):
+    response = client.get(url)
+    body = b"".join(response.streaming_content if response.streaming else [response.content])
+    body = body.decode()
+    assert "R-1" in body and "D-1" not in body
+    assert '"recurrence_of": null' in body.replace('"recurrence_of":null', '"recurrence_of": null')
+
+
+def test_the_export_keeps_references_to_hidden_drafts(library, hidden):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("export_cases", "R-1", stdout=out)
+    assert '"recurrence_of": "D-1"' in out.getvalue() and '"D-1"' in out.getvalue()
