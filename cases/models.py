@@ -47,7 +47,10 @@ def bilingual_text(name, verbose_name, required=False):
         validators=validators + ([MinLengthValidator(1)] if required else []),
     )
     korean = models.TextField(
-        format_lazy("{} ({})", verbose_name, _("Korean")), null=True, blank=True, validators=validators
+        format_lazy("{} ({})", verbose_name, _("Korean")),
+        null=True,
+        blank=True,
+        validators=validators,
     )
     return {f"{name}_en": english, f"{name}_ko": korean}
 
@@ -103,9 +106,7 @@ class Term(models.Model):
         verbose_name_plural = _("taxonomy terms")
         constraints = [
             models.UniqueConstraint(fields=["facet", "slug"], name="term_one_slug_per_facet"),
-            models.CheckConstraint(
-                condition=Q(facet__in=Facet.values), name="term_facet_is_known"
-            ),
+            models.CheckConstraint(condition=Q(facet__in=Facet.values), name="term_facet_is_known"),
             models.CheckConstraint(condition=Q(slug__regex=SLUG_PATTERN), name="term_slug_format"),
             models.CheckConstraint(condition=~Q(label_en=""), name="term_label_en_not_empty"),
         ]
@@ -125,7 +126,7 @@ class Term(models.Model):
 
 class CaseQuerySet(models.QuerySet):
     def published(self):
-        """The cases the public may see: all of them, or only reviewed ones when drafts are hidden."""
+        """The cases the public may see: all, or only reviewed ones when drafts are hidden."""
         if settings.INCIDENTLIB_HIDE_DRAFTS:
             return self.filter(reviewed_at__isnull=False)
         return self
@@ -176,7 +177,8 @@ class CaseQuerySet(models.QuerySet):
             WITH RECURSIVE earlier(id, recurrence_of_id) AS (
                 SELECT id, recurrence_of_id FROM {table} WHERE id = %s
                 UNION
-                SELECT c.id, c.recurrence_of_id FROM {table} c JOIN earlier e ON c.id = e.recurrence_of_id
+                SELECT c.id, c.recurrence_of_id
+                FROM {table} c JOIN earlier e ON c.id = e.recurrence_of_id
             ), later(id) AS (
                 SELECT id FROM {table} WHERE id = %s
                 UNION
@@ -199,7 +201,9 @@ class DateKind(models.TextChoices):
 class Case(models.Model):
     DateKind = DateKind
 
-    id = models.CharField(_("case id"), max_length=20, primary_key=True, validators=[validate_case_id])
+    id = models.CharField(
+        _("case id"), max_length=20, primary_key=True, validators=[validate_case_id]
+    )
     organisation = models.ForeignKey(
         Organisation, models.PROTECT, related_name="cases", verbose_name=_("organisation")
     )
@@ -224,11 +228,17 @@ class Case(models.Model):
     )
 
     severity = models.ForeignKey(
-        Term, models.PROTECT, related_name="+", limit_choices_to={"facet": Facet.SEVERITY},
+        Term,
+        models.PROTECT,
+        related_name="+",
+        limit_choices_to={"facet": Facet.SEVERITY},
         verbose_name=_("severity"),
     )
     root_cause = models.ForeignKey(
-        Term, models.PROTECT, related_name="+", limit_choices_to={"facet": Facet.ROOT_CAUSE},
+        Term,
+        models.PROTECT,
+        related_name="+",
+        limit_choices_to={"facet": Facet.ROOT_CAUSE},
         verbose_name=_("root cause"),
     )
     terms = models.ManyToManyField(
@@ -244,23 +254,38 @@ class Case(models.Model):
     )
 
     related = models.ManyToManyField(
-        "self", through="RelatedCase", symmetrical=False, related_name="related_from", blank=True,
+        "self",
+        through="RelatedCase",
+        symmetrical=False,
+        related_name="related_from",
+        blank=True,
         verbose_name=_("related cases"),
     )
     recurrence_of = models.ForeignKey(
-        "self", models.PROTECT, null=True, blank=True, related_name="recurrences",
+        "self",
+        models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="recurrences",
         verbose_name=_("recurrence of"),
     )
     docs = models.JSONField(_("further documents"), default=list, blank=True)
     url = models.CharField(
-        _("canonical address"), max_length=2000, null=True, blank=True,
+        _("canonical address"),
+        max_length=2000,
+        null=True,
+        blank=True,
         validators=[validate_http_url],
     )
 
     written_by = models.CharField(_("written by"), max_length=150, null=True, blank=True)
     reviewed_by = models.CharField(_("reviewed by"), max_length=150, null=True, blank=True)
     reviewer = models.ForeignKey(
-        settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+",
+        settings.AUTH_USER_MODEL,
+        models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
         verbose_name=_("reviewer account"),
     )
     reviewed_at = models.DateTimeField(_("reviewed at"), null=True, blank=True)
@@ -305,11 +330,13 @@ class Case(models.Model):
                 name="case_url_is_http",
             ),
             models.CheckConstraint(
-                condition=Q(detected_after__isnull=True) | Q(detected_after__regex=DURATION_PATTERN),
+                condition=Q(detected_after__isnull=True)
+                | Q(detected_after__regex=DURATION_PATTERN),
                 name="case_detected_after_format",
             ),
             models.CheckConstraint(
-                condition=Q(resolved_after__isnull=True) | Q(resolved_after__regex=DURATION_PATTERN),
+                condition=Q(resolved_after__isnull=True)
+                | Q(resolved_after__regex=DURATION_PATTERN),
                 name="case_resolved_after_format",
             ),
         ]
@@ -363,10 +390,12 @@ class Case(models.Model):
 
     def text(self, name, language):
         """One of the bilingual texts ('title', 'summary', ...) in the reader's language."""
-        return pick({"en": getattr(self, f"{name}_en"), "ko": getattr(self, f"{name}_ko")}, language)
+        return pick(
+            {"en": getattr(self, f"{name}_en"), "ko": getattr(self, f"{name}_ko")}, language
+        )
 
     def terms_of(self, facet):
-        """The case's terms of one facet, in order; uses the prefetched links when there are some."""
+        """The case's terms of one facet, in order (from prefetched links when there are some)."""
         if facet == Facet.SEVERITY:
             return [self.severity]
         if facet == Facet.ROOT_CAUSE:
@@ -384,7 +413,8 @@ class CaseTerm(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["case", "term"], name="case_term_once"),
             models.UniqueConstraint(
-                fields=["case", "position"], name="case_term_position_unique",
+                fields=["case", "position"],
+                name="case_term_position_unique",
                 deferrable=Deferrable.DEFERRED,
             ),
         ]
@@ -409,11 +439,13 @@ class RelatedCase(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["from_case", "to_case"], name="related_case_once"),
             models.UniqueConstraint(
-                fields=["from_case", "position"], name="related_case_position_unique",
+                fields=["from_case", "position"],
+                name="related_case_position_unique",
                 deferrable=Deferrable.DEFERRED,
             ),
             models.CheckConstraint(
-                condition=~Q(from_case=models.F("to_case")), name="related_case_not_itself",
+                condition=~Q(from_case=models.F("to_case")),
+                name="related_case_not_itself",
                 violation_error_message=_("A case cannot be related to itself."),
             ),
         ]
@@ -440,6 +472,18 @@ class SourceQuerySet(models.QuerySet):
         return self.annotate(citations=Coalesce(Subquery(citing), 0))
 
 
+# Labels for the source kinds in use; any other slug is shown as it is.
+SOURCE_KIND_LABELS = {
+    "paper": _("paper"),
+    "postmortem": _("postmortem"),
+    "blog": _("blog post"),
+    "news": _("news article"),
+    "talk": _("talk"),
+    "report": _("report"),
+    "status-page": _("status page"),
+}
+
+
 class Source(models.Model):
     case = models.ForeignKey(Case, models.CASCADE, related_name="sources")
     position = models.PositiveSmallIntegerField(_("position"), default=0)
@@ -458,15 +502,20 @@ class Source(models.Model):
         verbose_name_plural = _("sources")
         constraints = [
             models.UniqueConstraint(
-                fields=["case", "position"], name="source_position_unique",
+                fields=["case", "position"],
+                name="source_position_unique",
                 deferrable=Deferrable.DEFERRED,
             ),
-            models.CheckConstraint(condition=Q(url__regex=HTTP_URL_PATTERN), name="source_url_is_http"),
+            models.CheckConstraint(
+                condition=Q(url__regex=HTTP_URL_PATTERN), name="source_url_is_http"
+            ),
             models.CheckConstraint(
                 condition=Q(archived__isnull=True) | Q(archived__regex=HTTP_URL_PATTERN),
                 name="source_archived_is_http",
             ),
-            models.CheckConstraint(condition=Q(kind__regex=SLUG_PATTERN), name="source_kind_format"),
+            models.CheckConstraint(
+                condition=Q(kind__regex=SLUG_PATTERN), name="source_kind_format"
+            ),
         ]
         indexes = [
             # /sources/?url=...: every case citing one address.
@@ -475,6 +524,10 @@ class Source(models.Model):
 
     def __str__(self):
         return self.url
+
+    @property
+    def kind_label(self):
+        return SOURCE_KIND_LABELS.get(self.kind, self.kind)
 
 
 class CaseStep(models.Model):
@@ -502,7 +555,8 @@ class RemediationStep(CaseStep):
         verbose_name_plural = _("remediation")
         constraints = [
             models.UniqueConstraint(
-                fields=["case", "position"], name="remediation_position_unique",
+                fields=["case", "position"],
+                name="remediation_position_unique",
                 deferrable=Deferrable.DEFERRED,
             ),
             models.CheckConstraint(condition=~Q(text_en=""), name="remediation_text_en"),
@@ -517,7 +571,8 @@ class ActionItem(CaseStep):
         verbose_name_plural = _("action items")
         constraints = [
             models.UniqueConstraint(
-                fields=["case", "position"], name="action_item_position_unique",
+                fields=["case", "position"],
+                name="action_item_position_unique",
                 deferrable=Deferrable.DEFERRED,
             ),
             models.CheckConstraint(condition=~Q(text_en=""), name="action_item_text_en"),

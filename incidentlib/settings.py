@@ -64,7 +64,7 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 # Without DATABASE_URL, commands that need no database (compilemessages, collectstatic)
-# still work; the others stop at the system check `cases.E001`, which says what to do.
+# still work; the others stop with the warning `cases.W001` saying what to do.
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 DATABASES = {
     "default": dj_database_url.parse(

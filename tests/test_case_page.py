@@ -1,6 +1,7 @@
 """The case page /cases/<id>: the whole case, in the reader's language, escaped, in few queries."""
 
 import re
+from io import StringIO
 
 import pytest
 from django.urls import reverse
@@ -199,3 +200,24 @@ def test_case_page_runs_a_fixed_number_of_queries(client, tmp_path, django_asser
 def test_detail_url_is_reversible():
     assert reverse("cases:detail", args=["IL-0137"]) == "/cases/IL-0137"
     assert re.fullmatch(r"/cases/IL-0137\.json", reverse("cases:detail_json", args=["IL-0137"]))
+
+
+def test_terms_and_source_kinds_are_labelled_in_korean(client, db):
+    from django.core.management import call_command
+
+    call_command("load_demo", stdout=StringIO(), stderr=StringIO())
+    html = page(client, "/cases/IL-0137?lang=ko")
+    taxonomy = html.split('id="taxonomy"')[1].split("</section>")[0]
+    assert "공유 파일 시스템" in taxonomy
+    assert "Shared filesystem" not in taxonomy
+    assert '<span class="source-kind">논문</span>' in html
+
+
+def test_a_related_case_title_in_english_only_is_marked_on_the_korean_page(client, tmp_path):
+    other = make_case("A-2")
+    other["title"] = {"en": "English-only neighbour", "ko": None}
+    write_json(tmp_path / "run.json", [make_case("A-1", related=["A-2"]), other])
+    import_cases(tmp_path / "run.json")
+    related = page(client, "/cases/A-1?lang=ko").split('id="related"')[1].split("</section>")[0]
+    assert '<span lang="en" class="fallback">English-only neighbour</span>' in related
+    assert "(영어: 아직 번역되지 않음)" in related
