@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.paginator import InvalidPage, Paginator
 from django.db.models import Count, Exists, OuterRef
 from django.http import Http404, HttpResponse, JsonResponse
@@ -13,7 +14,7 @@ from .browsing import CaseListing, TermIndex
 from .exchange import public_case_to_exchange
 from .facets import library_counts
 from .languages import content_language
-from .models import Case, Facet, Organisation, Source, Term
+from .models import Case, Facet, Organisation, Source, Term, validate_http_url
 
 RECENT_CASES = 8
 HOME_TERMS_PER_FACET = 8
@@ -171,6 +172,16 @@ def source_cases(request):
     url = request.GET.get("url", "").strip()
     if not url:
         return render(request, "cases/source_cases.html", {"url": ""}, status=400)
+    try:
+        # Sources are http(s) addresses; anything else (javascript:...) is never linked.
+        validate_http_url(url)
+    except ValidationError as error:
+        return render(
+            request,
+            "cases/source_cases.html",
+            {"url": url, "problem": " ".join(error.messages)},
+            status=400,
+        )
     cases = (
         Case.objects.published()
         .for_list()

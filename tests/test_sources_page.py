@@ -46,3 +46,26 @@ def test_the_sources_page_without_an_address_asks_for_one(client, library):
     response = client.get("/sources/")
     assert response.status_code == 400
     assert 'name="url"' in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["javascript:alert(document.cookie)", "JavaScript:alert(1)", "data:text/html,x", "ftp://x"],
+)
+def test_an_address_that_is_not_http_is_never_linked_and_gets_a_400(client, library, url):
+    response = client.get("/sources/", {"url": url})
+    assert response.status_code == 400
+    html = response.content.decode()
+    problem = html.split('role="alert"')[1].split("</section>")[0]
+    assert "is not the address of a source." in problem
+    assert "Enter an http:// or https:// address without spaces." in problem
+    assert f'href="{url}' not in html and 'href="javascript:' not in html.lower()
+    assert 'name="url"' in html  # the form to give another address
+
+
+def test_the_problem_with_an_address_is_said_in_korean(client, library):
+    response = client.get("/sources/", {"url": "javascript:alert(1)", "lang": "ko"})
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "“javascript:alert(1)”은(는) 출처 주소가 아닙니다." in html
+    assert "공백 없는 http:// 또는 https:// 주소를 입력하세요." in html
