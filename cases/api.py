@@ -9,10 +9,13 @@
 
 Every error is a JSON object `{"error": ..., "parameters": {name: [problems]}}` with a 4xx
 status: 400 for a parameter that is unknown or malformed or names no term, 404 for a page
-past the last or an address under /api/ that does not exist.
+past the last or an address under /api/ that does not exist, 405 (with `Allow`) for a
+method other than GET and HEAD. The API only reads, so it asks for no CSRF token: a POST
+gets the JSON 405, not Django's HTML 403 page.
 """
 
 import json
+from functools import wraps
 
 from django.conf import settings
 from django.core.paginator import Paginator
@@ -20,7 +23,7 @@ from django.http import JsonResponse, StreamingHttpResponse
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_safe
+from django.views.decorators.csrf import csrf_exempt
 
 from .browsing import url_with
 from .exchange import public_case_to_exchange
@@ -33,6 +36,7 @@ MAX_PER_PAGE = 100
 BULK_CHUNK = 200
 # Parameters every page takes: `lang` chooses the language of error messages.
 PAGING_PARAMS = ("page", "per_page", "lang")
+ALLOWED_METHODS = ("GET", "HEAD")
 
 
 def _json(value, status=200):
@@ -41,6 +45,21 @@ def _json(value, status=200):
 
 def json_error(status, message, parameters=None):
     return _json({"error": message, "parameters": parameters or {}}, status=status)
+
+
+def read_only(view):
+    """An API view: GET and HEAD, any other method a JSON 405; no CSRF check (nothing changes)."""
+
+    @csrf_exempt
+    @wraps(view)
+    def answer(request, *args, **kwargs):
+        if request.method not in ALLOWED_METHODS:
+            response = json_error(405, _("The API only reads: use GET or HEAD."))
+            response["Allow"] = ", ".join(ALLOWED_METHODS)
+            return response
+        return view(request, *args, **kwargs)
+
+    return answer
 
 
 def _positive_int(request, name, default, maximum=None):
@@ -63,7 +82,7 @@ def _both_languages(text):
     return values
 
 
-@require_safe
+@read_only
 def case_list(request):
     unknown = sorted(set(request.GET) - set(CaseFilter.base_filters) - set(PAGING_PARAMS))
     if unknown:
@@ -115,7 +134,7 @@ def case_list(request):
     )
 
 
-@require_safe
+@read_only
 def taxonomy(request):
     counts = library_counts()
     terms = list(Term.objects.all())
@@ -149,7 +168,7 @@ def taxonomy(request):
     )
 
 
-@require_safe
+@read_only
 def bulk_download(request):
     """Every public case as JSON Lines, fetched and written a chunk at a time."""
     cases = Case.objects.published().for_page().order_by("id")
@@ -163,5 +182,6 @@ def bulk_download(request):
     return response
 
 
+@csrf_exempt
 def not_found(request):
     return json_error(404, _("There is nothing at this address of the API."))

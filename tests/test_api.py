@@ -4,6 +4,7 @@ import json
 
 import jsonschema
 import pytest
+from django.test import Client
 
 from cases.exchange import case_schema
 from cases.models import Term
@@ -106,9 +107,28 @@ def test_api_errors_are_json_with_a_4xx_status(client, library, query, status, p
 
 
 @pytest.mark.parametrize("url", ["/api/", "/api/nothing", "/api/cases/IL-0137"])
-def test_an_address_under_the_api_that_does_not_exist_is_a_json_404(client, url):
-    response = client.get(url)
+@pytest.mark.parametrize("method", ["get", "post", "delete"])
+def test_an_address_under_the_api_that_does_not_exist_is_a_json_404(url, method):
+    response = getattr(Client(enforce_csrf_checks=True), method)(url)
     assert response.status_code == 404 and response.json()["error"]
+
+
+@pytest.mark.parametrize("url", ["/api/cases/", "/api/taxonomy/", "/api/cases.jsonl"])
+@pytest.mark.parametrize("method", ["post", "put", "patch", "delete", "options"])
+def test_a_method_other_than_get_is_a_json_405_without_a_csrf_page(library, url, method):
+    # As curl sends it: no CSRF cookie or token.
+    response = getattr(Client(enforce_csrf_checks=True), method)(url)
+    assert response.status_code == 405
+    assert response["Content-Type"] == "application/json"
+    assert response["Allow"] == "GET, HEAD"
+    assert response.json()["error"] == "The API only reads: use GET or HEAD."
+    korean = getattr(Client(enforce_csrf_checks=True), method)(f"{url}?lang=ko")
+    assert korean.status_code == 405 and korean.json()["error"] != response.json()["error"]
+
+
+@pytest.mark.parametrize("url", ["/api/cases/", "/api/taxonomy/", "/api/cases.jsonl"])
+def test_head_is_answered_like_get(client, library, url):
+    assert client.head(url).status_code == 200
 
 
 def test_the_taxonomy_api_lists_facets_terms_labels_and_counts(client, library):
