@@ -347,16 +347,19 @@ class CaseAdmin(LibraryAdmin):
 
     def save_model(self, request, case, form, change):
         if not change:
-            case.updated_at = timezone.now()
+            case.updated_at = case.changed_at = timezone.now()
+            case.changed_by = request.user.get_username()
         super().save_model(request, case, form, change)
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
         if change and (form.has_changed() or any(fs.has_changed() for fs in formsets)):
             # The new version: whoever opened the case before this save may not overwrite it.
+            # (The form's clean locked the row, at the version this instance holds.)
             case = form.instance
             case.updated_at = timezone.now()
-            Case.objects.filter(pk=case.pk).update(updated_at=case.updated_at)
+            review.mark_written(case, request.user, case.updated_at)
+            case.save(update_fields=["updated_at", "version", "changed_by", "changed_at"])
 
     def log_change(self, request, case, message):
         # Pressing "Approve" on an unchanged form is an approval, logged as one, not an edit.

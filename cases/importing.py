@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 from django.db import DatabaseError, transaction
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
+from django.utils import timezone
 
 from . import validation
 from .exchange import case_fields_from_exchange, case_to_exchange, same_case
@@ -221,6 +222,10 @@ class CaseImport:
     def write(self, records, *, dry_run=False):
         """Sort the cases into created, updated and unchanged, and store what changed."""
         with transaction.atomic():
+            # Locked until the run ends, so that no admin save comes between the comparison
+            # below and the write (the admin locks a case's row to save it too).
+            ids = [r.case_id for r in records]
+            list(Case.objects.select_for_update().filter(id__in=ids).values_list("id"))
             existing = {
                 case.id: case_to_exchange(case)
                 for case in Case.objects.for_page().filter(id__in=[r.case_id for r in records])
@@ -249,9 +254,9 @@ class CaseImport:
                 self.store(changed)
 
     def store(self, records):
-        previous_organisations = set(
+        previous = dict(
             Case.objects.filter(id__in=[r.case_id for r in records]).values_list(
-                "organisation_id", flat=True
+                "id", "organisation_id"
             )
         )
         organisation_ids = self.store_organisations(records)
@@ -261,6 +266,7 @@ class CaseImport:
             .objects.filter(username__in={r.data["review"]["reviewed_by"] for r in records})
             .values_list("username", "id")
         )
+        now = timezone.now()
         cases = []
         for record in records:
             data = record.data
@@ -270,18 +276,25 @@ class CaseImport:
                 severity_id=term_ids[(Facet.SEVERITY, data["severity"])],
                 root_cause_id=term_ids[(Facet.ROOT_CAUSE, data["root_cause"])],
                 reviewer_id=reviewers.get(data["review"]["reviewed_by"]),
+                changed_by=None,  # an import, as "changed by" says
+                changed_at=now,
                 **case_fields_from_exchange(data),
             )
             cases.append(case)
         update_fields = [
-            f.name for f in Case._meta.concrete_fields if f.name not in ("id", "created_at")
+            f.name
+            for f in Case._meta.concrete_fields
+            if f.name not in ("id", "created_at", "version")
         ]
         Case.objects.bulk_create(
             cases, update_conflicts=True, unique_fields=["id"], update_fields=update_fields
         )
+        # A new case is version 1; a replaced one is the next version of what was stored,
+        # whatever updated_at its file gives, so that a form opened before is refused.
+        Case.objects.filter(id__in=previous).update(version=F("version") + 1)
         self.replace_lists(records, term_ids)
         # A case moved to another organisation must not leave an empty one behind.
-        Organisation.objects.filter(id__in=previous_organisations, cases__isnull=True).delete()
+        Organisation.objects.filter(id__in=set(previous.values()), cases__isnull=True).delete()
 
     def store_organisations(self, records):
         names = {r.data["org_slug"]: r.data["org"] for r in records}

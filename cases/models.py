@@ -10,6 +10,7 @@ from django.db.models import Count, Deferrable, OuterRef, Q, Subquery
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
@@ -291,6 +292,15 @@ class Case(models.Model):
     reviewed_at = models.DateTimeField(_("reviewed at"), null=True, blank=True)
     updated_at = models.DateTimeField(_("updated at"))
     created_at = models.DateTimeField(_("added to the library"), auto_now_add=True)
+    # The stored version, raised by every write (admin, approval, return, import): a form
+    # saves only over the version it was opened at. updated_at cannot be that version, since
+    # an import sets it to what its file says, which may be unchanged or earlier.
+    version = models.PositiveIntegerField(_("version"), default=1, editable=False)
+    # Who wrote that version (a username; null for an import) and when, for "changed by".
+    changed_by = models.CharField(
+        _("changed by"), max_length=150, null=True, blank=True, editable=False
+    )
+    changed_at = models.DateTimeField(_("changed at"), default=timezone.now, editable=False)
     # Written by the database, never by Django: the triggers of migration 0003 rebuild it
     # whenever the case, its remediation steps or its organisation's name change.
     search_vector = SearchVectorField(null=True, editable=False)

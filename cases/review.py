@@ -1,15 +1,17 @@
 """Approving cases and returning them to draft, without losing anyone's update.
 
-A case's version is its `updated_at`: every change bumps it (the admin on each save, an
-approval, a return to draft, an import). Whoever acts on a case says which version they
-saw; the row is locked and the action refused if the case changed since, naming who
-changed it and when. Each approval or return is written to the admin history (LogEntry).
+A case's version is its `version` column: every write raises it (the admin on each save
+that changes something, an approval, a return to draft, an import) and records who wrote it
+(`changed_by`, none for an import) and when (`changed_at`). Whoever acts on a case says
+which version they saw; the row is locked and the action refused if the case changed since,
+naming who changed it and when. Each approval or return is written to the admin history
+(LogEntry).
 """
 
 import datetime
 from dataclasses import dataclass
 
-from django.contrib.admin.models import ADDITION, CHANGE, LogEntry
+from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 from django.utils import formats, timezone
@@ -71,36 +73,18 @@ class LastChange:
 
 
 def version_of(case):
-    """The version of a case a form or page carries: its updated_at, to the microsecond."""
-    return case.updated_at.isoformat()
+    """The version of a case a form or page carries, as text."""
+    return str(case.version)
 
 
 def parse_version(text):
-    try:
-        version = datetime.datetime.fromisoformat(text or "")
-    except ValueError:
-        return None
-    return version if timezone.is_aware(version) else None
+    text = (text or "").strip()
+    return int(text) if text.isascii() and text.isdigit() else None
 
 
 def last_change(case):
-    """Who made the case's current version: the first admin history entry at or after it.
-
-    The admin writes its entry just after saving, and approvals write theirs at the very
-    instant they set; an import leaves no entry, so its changes are nobody's.
-    """
-    entry = (
-        LogEntry.objects.filter(
-            content_type=ContentType.objects.get_for_model(Case),
-            object_id=str(case.pk),
-            action_flag__in=(ADDITION, CHANGE),
-            action_time__gte=case.updated_at,
-        )
-        .select_related("user")
-        .order_by("action_time", "id")
-        .first()
-    )
-    return LastChange(entry.user.get_username() if entry else None, case.updated_at)
+    """Who wrote the case's current version (a username, or none for an import) and when."""
+    return LastChange(case.changed_by, case.changed_at)
 
 
 def lock_unchanged(case_id, seen_version):
@@ -109,7 +93,7 @@ def lock_unchanged(case_id, seen_version):
     Must run inside a transaction. `seen_version` is the text `version_of` gave.
     """
     case = Case.objects.select_for_update().get(pk=case_id)
-    if parse_version(seen_version) != case.updated_at:
+    if parse_version(seen_version) != case.version:
         raise CaseChanged(case, last_change(case))
     return case
 
@@ -147,7 +131,18 @@ def return_to_draft(case_id, user, *, seen_version):
 
 def _save_review(case, user, now, message):
     case.updated_at = now
-    case.save(update_fields=["reviewed_by", "reviewer", "reviewed_at", "updated_at"])
+    mark_written(case, user, now)
+    case.save(
+        update_fields=[
+            "reviewed_by",
+            "reviewer",
+            "reviewed_at",
+            "updated_at",
+            "version",
+            "changed_by",
+            "changed_at",
+        ]
+    )
     LogEntry.objects.create(
         action_time=now,
         user=user,
@@ -157,3 +152,10 @@ def _save_review(case, user, now, message):
         action_flag=CHANGE,
         change_message=message,
     )
+
+
+def mark_written(case, user, now):
+    """Make `case` (not saved here) the next version, written by `user` at `now`."""
+    case.version += 1
+    case.changed_by = user.get_username()
+    case.changed_at = now

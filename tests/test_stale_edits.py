@@ -8,6 +8,7 @@ from cases.models import Case
 
 from .conftest import (
     change_url,
+    exported,
     import_cases,
     logged_in,
     make_case,
@@ -36,8 +37,17 @@ def save(client, case_id, data, **changes):
 
 
 def when(case_id):
-    updated_at = Case.objects.get(pk=case_id).updated_at
-    return formats.date_format(timezone.localtime(updated_at), "DATETIME_FORMAT")
+    """When the case's current version was written, as a refusal says it."""
+    changed_at = Case.objects.get(pk=case_id).changed_at
+    return formats.date_format(timezone.localtime(changed_at), "DATETIME_FORMAT")
+
+
+def reimported(tmp_path, case_id, **changes):
+    """Export the case, change its Korean title and top-level fields, import it back."""
+    case = exported(case_id)
+    case["title"]["ko"] = "가져온 제목"
+    case.update(changes)
+    import_cases(write_json(tmp_path / "reimport.json", case))
 
 
 def test_the_second_of_two_editors_is_refused_and_told_who_and_when(seeded, alice, bob):
@@ -103,6 +113,68 @@ def test_a_change_made_by_an_import_is_named_as_such(seeded, alice, tmp_path):
     assert (
         errors[0] == f"IL-0137 was changed by an import on {when('IL-0137')}, after you opened it."
     )
+
+
+def test_an_import_keeping_updated_at_still_refuses_a_form_opened_before(seeded, alice, tmp_path):
+    # The exchange format round-trips updated_at: the re-import leaves it as it was.
+    updated_at = Case.objects.get(pk="IL-0137").updated_at
+    alices_form = open_case(alice, "IL-0137")
+    reimported(tmp_path, "IL-0137")
+    assert Case.objects.get(pk="IL-0137").updated_at == updated_at
+    response = save(alice, "IL-0137", alices_form, title_ko="앨리스의 제목")
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.non_field_errors()
+    assert (
+        errors[0] == f"IL-0137 was changed by an import on {when('IL-0137')}, after you opened it."
+    )
+    assert Case.objects.get(pk="IL-0137").title_ko == "가져온 제목"
+
+
+def test_an_import_keeping_updated_at_refuses_an_approval_opened_before(seeded, tmp_path):
+    reviewer = logged_in(Client(), make_staff("rita", reviewer=True))
+    reviewers_form = open_case(reviewer, "IL-0137")
+    reimported(tmp_path, "IL-0137")
+    response = save(reviewer, "IL-0137", reviewers_form, _approve="yes")
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.non_field_errors()
+    assert (
+        errors[0] == f"IL-0137 was changed by an import on {when('IL-0137')}, after you opened it."
+    )
+    assert Case.objects.get(pk="IL-0137").is_draft
+
+
+def test_a_backdated_import_is_named_as_the_latest_change(seeded, alice, bob, tmp_path):
+    save(alice, "IL-0137", open_case(alice, "IL-0137"), title_ko="앨리스의 제목")
+    bobs_form = open_case(bob, "IL-0137")
+    before = timezone.now()
+    reimported(tmp_path, "IL-0137", updated_at="2020-01-01T00:00:00Z")
+    case = Case.objects.get(pk="IL-0137")
+    assert before <= case.changed_at <= timezone.now() and case.changed_by is None
+    response = save(bob, "IL-0137", bobs_form, title_ko="밥의 제목")
+    errors = response.context["adminform"].form.non_field_errors()
+    assert (
+        errors[0] == f"IL-0137 was changed by an import on {when('IL-0137')}, after you opened it."
+    )
+    assert Case.objects.get(pk="IL-0137").title_ko == "가져온 제목"
+
+
+def test_every_write_raises_the_version_and_says_who_wrote_it(seeded, alice, tmp_path):
+    def written():
+        case = Case.objects.get(pk="IL-0137")
+        return case.version, case.changed_by
+
+    assert written() == (1, None)
+    import_cases(write_json(tmp_path / "same.json", exported("IL-0137")))
+    assert written() == (1, None)  # unchanged: not written
+    reimported(tmp_path, "IL-0137")
+    assert written() == (2, None)
+    save(alice, "IL-0137", open_case(alice, "IL-0137"), title_ko="앨리스의 제목")
+    assert written() == (3, "alice")
+    reviewer = logged_in(Client(), make_staff("rita", reviewer=True))
+    save(reviewer, "IL-0137", open_case(reviewer, "IL-0137"), _approve="yes")
+    assert written() == (4, "rita")
+    save(reviewer, "IL-0137", open_case(reviewer, "IL-0137"), _return_to_draft="yes")
+    assert written() == (5, "rita")
 
 
 def test_a_form_without_the_version_it_was_opened_at_is_refused(seeded, alice):
