@@ -381,12 +381,16 @@ class CaseAdmin(LibraryAdmin):
             )
             return self.response_post_save_change(request, case)
         if RETURN_TO_DRAFT in request.POST:
-            review.return_to_draft(case.pk, request.user, seen_version=review.version_of(case))
-            self.message_user(
-                request,
-                format_html(_("{case} was returned to draft."), case=case.pk),
-                messages.SUCCESS,
-            )
+            try:
+                review.return_to_draft(case.pk, request.user, seen_version=review.version_of(case))
+            except review.AlreadyDraft as refusal:
+                self.message_user(request, str(refusal), messages.INFO)
+            else:
+                self.message_user(
+                    request,
+                    format_html(_("{case} was returned to draft."), case=case.pk),
+                    messages.SUCCESS,
+                )
             return self.response_post_save_change(request, case)
         return super().response_change(request, case)
 
@@ -456,11 +460,13 @@ class CaseAdmin(LibraryAdmin):
         permissions=["review"], description=gettext_lazy("Return the selected cases to draft")
     )
     def return_selected_to_draft(self, request, queryset):
-        returned = []
-        for case in queryset.filter(reviewed_at__isnull=False).order_by("id"):
+        returned, drafts = [], []
+        for case in queryset.order_by("id"):
             try:
                 review.return_to_draft(case.pk, request.user, seen_version=review.version_of(case))
                 returned.append(case.pk)
+            except review.AlreadyDraft:
+                drafts.append(case.pk)
             except review.CaseChanged as refusal:
                 self.message_user(request, str(refusal), messages.ERROR)
         self.message_user(
@@ -473,4 +479,15 @@ class CaseAdmin(LibraryAdmin):
             % {"count": len(returned), "ids": ", ".join(returned) or "-"},
             messages.SUCCESS if returned else messages.WARNING,
         )
+        if drafts:
+            self.message_user(
+                request,
+                ngettext(
+                    "%(count)d case was already a draft, left as it was: %(ids)s.",
+                    "%(count)d cases were already drafts, left as they were: %(ids)s.",
+                    len(drafts),
+                )
+                % {"count": len(drafts), "ids": ", ".join(drafts)},
+                messages.INFO,
+            )
         return None

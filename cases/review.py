@@ -52,6 +52,14 @@ class AlreadyReviewed(ReviewRefused):
         )
 
 
+class AlreadyDraft(ReviewRefused):
+    def __init__(self, case):
+        self.case = case
+        super().__init__(
+            _("%(case)s is already a draft: there was no review to clear.") % {"case": case.pk}
+        )
+
+
 def _when(moment):
     return formats.date_format(timezone.localtime(moment), "DATETIME_FORMAT")
 
@@ -120,9 +128,12 @@ def approve(case_id, user, *, seen_version, again=False):
 
 
 def return_to_draft(case_id, user, *, seen_version):
-    """Clear the case's review; return the case. Raises CaseChanged."""
+    """Clear the case's review; return the case. Raises CaseChanged, or AlreadyDraft for a
+    draft (which is left as it is: no new version, nothing in its history)."""
     with transaction.atomic():
         case = lock_unchanged(case_id, seen_version)
+        if case.is_draft:
+            raise AlreadyDraft(case)
         now = timezone.now()
         case.reviewed_by, case.reviewer, case.reviewed_at = None, None, None
         _save_review(case, user, now, RETURNED_TO_DRAFT)

@@ -203,3 +203,35 @@ def test_the_public_page_shows_the_reviewer_and_date_after_approval(client, seed
     assert "Draft: not yet reviewed" not in page
     today = formats.date_format(timezone.localdate(), "DATE_FORMAT")
     assert f"Reviewed by rita on {today}" in page
+
+
+def test_return_to_draft_on_a_draft_changes_nothing_and_says_so(client, seeded, reviewer):
+    from django.contrib.admin.models import LogEntry
+
+    before = Case.objects.get(pk="IL-0137")
+    logged_in(client, reviewer)
+    response = press(client, "IL-0137", "_return_to_draft")
+    assert response.status_code == 302
+    page = client.get(response["Location"]).content.decode()
+    assert "IL-0137 is already a draft: there was no review to clear." in page
+    after = Case.objects.get(pk="IL-0137")
+    assert (after.version, after.updated_at) == (before.version, before.updated_at)
+    assert not LogEntry.objects.exists()
+
+
+def test_bulk_return_to_draft_leaves_drafts_as_they_are_and_counts_them(client, drafts, reviewer):
+    from django.contrib.admin.models import LogEntry
+
+    reviewed_by_someone_else("T-1")
+    versions = dict(Case.objects.values_list("pk", "version"))
+    logged_in(client, reviewer)
+    response = client.post(
+        CHANGELIST,
+        {"action": "return_selected_to_draft", "_selected_action": ["T-1", "T-2", "T-3"]},
+        follow=True,
+    )
+    html = response.content.decode()
+    assert "1 case returned to draft: T-1." in html
+    assert "2 cases were already drafts, left as they were: T-2, T-3." in html
+    assert Case.objects.get(pk="T-2").version == versions["T-2"]
+    assert list(LogEntry.objects.values_list("object_id", flat=True)) == ["T-1"]
