@@ -1,9 +1,11 @@
 """A page of a case list: what the query string selects, its cases, facets, chips and links.
 
 `/cases/`, `/taxonomy/<facet>/<slug>/` and `/orgs/<slug>/` show the same list; the last two
-add their own filter to whatever the query string asks for. Links that change the
-selection (facet values, chips) lead to `/cases/` with every parameter written out, so a
-term page's filter can be removed like any other; pagination and sorting stay on the page.
+have a filter of their own (the term, the organisation), always applied: the query string
+narrows the page's cases (`/orgs/aws/?org=cloudflare` shows none), it never adds others.
+Links and forms that change the selection (facet values, chips, search, years) stay on the
+page; only the chip of the page's own filter leads to `/cases/`, with the rest of the
+selection.
 
 Queries, whatever the size of the library: the taxonomy terms (labels and valid slugs), the
 number of matching cases, one page of them, their tags, and the facet counts.
@@ -19,7 +21,15 @@ from django.utils.translation import gettext_lazy as _
 
 from . import search
 from .facets import count_facets
-from .filters import FACET_PARAMS, MULTIPLE_PARAMS, REVIEW_STATES, SORTS, TERM_PARAMS, CaseFilter
+from .filters import (
+    FACET_PARAMS,
+    MULTIPLE_PARAMS,
+    REVIEW_STATES,
+    SORTS,
+    TERM_PARAMS,
+    CaseFilter,
+    facet_condition,
+)
 from .languages import content_language
 from .models import Case, Facet, Term
 
@@ -88,16 +98,21 @@ class Chip:
 
 
 class CaseListing:
-    def __init__(self, request, *, fixed=None):
-        """`fixed`: {parameter: value} the page adds to the query string's selection."""
+    def __init__(self, request, *, fixed=None, fixed_label=None):
+        """`fixed`: (parameter, value), the page's own filter, met by every case it lists;
+        `fixed_label` names the value when it is not a term (an organisation's name)."""
         self.request = request
         self.language = content_language(get_language())
         self.terms = TermIndex(Term.objects.all())
         self.params = request.GET.copy()
-        for param, value in (fixed or {}).items():
-            if value not in self.params.getlist(param):
-                self.params.appendlist(param, value)
-        self.filterset = CaseFilter(self.params, Case.objects.published(), terms=self.terms.all)
+        self.fixed = fixed
+        self.fixed_label = fixed_label
+        cases = Case.objects.published()
+        if fixed:
+            param, value = fixed
+            cases = cases.filter(facet_condition(param, [value]))
+        self.filterset = CaseFilter(self.params, cases, terms=self.terms.all)
+        self.path = request.path
         self.list_url = reverse("cases:list")
         self.page = None
         self.facets = None
@@ -137,7 +152,7 @@ class CaseListing:
                 case.snippet = search.pick_snippet(case, self.language)
         chosen = {p: v for p, v in self.selection.items() if p in FACET_PARAMS}
         self.facets = count_facets(
-            self.filterset.narrow(Case.objects.published()),
+            self.filterset.narrow(self.filterset.queryset),
             self.filterset.facet_conditions(),
             chosen,
             total=paginator.count,
@@ -153,7 +168,7 @@ class CaseListing:
         return params
 
     def toggled_url(self, param, value):
-        """/cases/ with one value chosen (or, if it is chosen, left out)."""
+        """This page with one value chosen (or, if it is chosen, left out)."""
         params = self._selection_params()
         values = params.getlist(param)
         if param not in MULTIPLE_PARAMS:
@@ -163,12 +178,16 @@ class CaseListing:
         else:
             values = [*values, value]
         params.setlist(param, values)
-        return url_with(self.list_url, params)
+        return url_with(self.path, params)
 
     def without_url(self, param):
         params = self._selection_params()
         params.pop(param, None)
-        return url_with(self.list_url, params)
+        return url_with(self.path, params)
+
+    def without_fixed_url(self):
+        """/cases/ with the rest of the selection: the page's own filter removed."""
+        return url_with(self.list_url, self._selection_params())
 
     def page_url(self, number):
         params = self.request.GET.copy()
@@ -239,17 +258,31 @@ class CaseListing:
             for param, messages in self.errors.items()
         ]
 
+    def _with_fixed(self, params):
+        """The selection with the page's own filter written out, for the feed and the API.
+
+        There the values of one parameter are alternatives, so the page's value replaces any
+        the query string gives for its parameter: exact when the page's value is among them,
+        else a few more cases than the page shows, never another term's or organisation's.
+        """
+        if self.fixed:
+            param, value = self.fixed
+            params.setlist(param, [value])
+        return params
+
     def feed_url(self):
-        params = self._selection_params()
+        params = self._with_fixed(self._selection_params())
         params.pop("sort", None)
         return url_with(reverse("cases:feed"), params)
 
     def api_url(self):
-        return url_with(reverse("cases:api_cases"), self._selection_params())
+        return url_with(reverse("cases:api_cases"), self._with_fixed(self._selection_params()))
 
     # What the sidebar and the chips show ---------------------------------------------
 
     def _value_label(self, param, value):
+        if self.fixed == (param, value) and self.fixed_label:
+            return self.fixed_label
         if param in TERM_PARAMS:
             term = self.terms.get(param, value)
             return term.label(self.language) if term else value
@@ -262,23 +295,36 @@ class CaseListing:
             return value.isoformat()
         return value
 
+    def _is_fixed(self, param, value):
+        return self.fixed == (param, value)
+
+    def _facet_value(self, param, value, label, chosen):
+        """One value of the sidebar; the page's own one is shown chosen, its link to /cases/."""
+        if self._is_fixed(param, value):
+            return FacetValue(
+                value, label, self.facets.count(param, value), True, self.without_fixed_url()
+            )
+        return FacetValue(
+            value,
+            label,
+            self.facets.count(param, value),
+            value in chosen.get(param, []),
+            self.toggled_url(param, value),
+        )
+
     def facet_groups(self):
         groups = []
         chosen = self.selection
         for param in TERM_PARAMS:
             values = [
-                FacetValue(
-                    term.slug,
-                    term.label(self.language),
-                    self.facets.count(param, term.slug),
-                    term.slug in chosen.get(param, []),
-                    self.toggled_url(param, term.slug),
-                )
+                self._facet_value(param, term.slug, term.label(self.language), chosen)
                 for term in self.terms.of(param)
             ]
             values.sort(key=lambda v: (not v.chosen, v.count == 0, -v.count, str(v.label)))
             groups.append(FacetGroup(param, PARAM_LABELS[param], values))
         chosen_orgs = chosen.get("org", [])
+        if self.fixed and self.fixed[0] == "org":
+            chosen_orgs = [self.fixed[1], *chosen_orgs]
         org_slugs = self.facets.values("org")[:SIDEBAR_ORGANISATIONS]
         org_slugs += [slug for slug in chosen_orgs if slug not in org_slugs]
         groups.append(
@@ -286,13 +332,7 @@ class CaseListing:
                 "org",
                 PARAM_LABELS["org"],
                 [
-                    FacetValue(
-                        slug,
-                        self._value_label("org", slug),
-                        self.facets.count("org", slug),
-                        slug in chosen_orgs,
-                        self.toggled_url("org", slug),
-                    )
+                    self._facet_value("org", slug, self._value_label("org", slug), chosen)
                     for slug in org_slugs
                 ],
                 more_url=reverse("cases:orgs"),
@@ -322,12 +362,18 @@ class CaseListing:
         chips = []
         selection = self.selection
         without = self.facets.without if self.facets else {}
+        if self.fixed:
+            param, value = self.fixed
+            label = self._value_label(param, value)
+            chips.append(Chip(param, PARAM_LABELS[param], label, self.without_fixed_url()))
         for param in CHIP_PARAMS:
             if param not in selection:
                 continue
             value = selection[param]
             values = value if param in MULTIPLE_PARAMS else [value]
             for cleaned in values:
+                if self._is_fixed(param, cleaned):
+                    continue  # its chip is the page's own, above
                 if param in MULTIPLE_PARAMS:
                     url = self.toggled_url(param, cleaned)
                     cases_without = without.get(param) if len(values) == 1 else None

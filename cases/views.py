@@ -93,6 +93,9 @@ def home(request):
 
 
 def _case_list_page(request, listing, template, context=None):
+    case_id = search.case_id_in(request.GET.get("q"))
+    if case_id and Case.objects.published().filter(id=case_id).exists():
+        return redirect("cases:detail", case_id=case_id)
     context = {**(context or {}), "listing": listing}
     if not listing.is_valid():
         return render(request, template, context, status=400)
@@ -105,9 +108,6 @@ def _case_list_page(request, listing, template, context=None):
 
 @require_safe
 def case_list(request):
-    case_id = search.case_id_in(request.GET.get("q"))
-    if case_id and Case.objects.published().filter(id=case_id).exists():
-        return redirect("cases:detail", case_id=case_id)
     return _case_list_page(request, CaseListing(request), "cases/case_list.html")
 
 
@@ -128,7 +128,7 @@ def taxonomy(request):
 def term_detail(request, facet, slug):
     if facet not in Facet.values:
         raise Http404(_("There is no such facet."))
-    listing = CaseListing(request, fixed={facet: slug})
+    listing = CaseListing(request, fixed=(facet, slug))
     term = listing.terms.get(facet, slug)
     if term is None:
         raise Http404(_("There is no such term."))
@@ -161,7 +161,7 @@ def organisation_detail(request, slug):
         ),
         slug=slug,
     )
-    listing = CaseListing(request, fixed={"org": slug})
+    listing = CaseListing(request, fixed=("org", slug), fixed_label=organisation.name)
     return _case_list_page(
         request, listing, "cases/organisation_detail.html", {"organisation": organisation}
     )
