@@ -360,6 +360,10 @@ class CaseAdmin(LibraryAdmin):
             case.updated_at = timezone.now()
             review.mark_written(case, request.user, case.updated_at)
             case.save(update_fields=["updated_at", "version", "changed_by", "changed_at"])
+            # A review vouches for the content it read: other content is a draft again,
+            # unless the change comes with the review button (see response_change).
+            if not case.is_draft and form.review_action is None:
+                request.edited_reviewed_case = case.pk
 
     def log_change(self, request, case, message):
         # Pressing "Approve" on an unchanged form is an approval, logged as one, not an edit.
@@ -392,6 +396,23 @@ class CaseAdmin(LibraryAdmin):
                     messages.SUCCESS,
                 )
             return self.response_post_save_change(request, case)
+        if getattr(request, "edited_reviewed_case", None) == case.pk:
+            reviewer = case.reviewed_by
+            review.return_to_draft(
+                case.pk, request.user, seen_version=review.version_of(case), edited=True
+            )
+            self.message_user(
+                request,
+                format_html(
+                    _(
+                        "{case} was returned to draft: its content changed after {reviewer} "
+                        "reviewed it. A reviewer needs to approve it again."
+                    ),
+                    case=case.pk,
+                    reviewer=reviewer,
+                ),
+                messages.WARNING,
+            )
         return super().response_change(request, case)
 
     # Actions on the list -------------------------------------------------------

@@ -25,6 +25,7 @@ from .models import Case
 APPROVED = gettext_noop("Approved.")
 APPROVED_AGAIN = gettext_noop("Approved again, replacing the previous review.")
 RETURNED_TO_DRAFT = gettext_noop("Returned to draft.")
+RETURNED_EDITED = gettext_noop("Returned to draft (edited).")
 
 
 class ReviewRefused(Exception):
@@ -127,16 +128,19 @@ def approve(case_id, user, *, seen_version, again=False):
     return case
 
 
-def return_to_draft(case_id, user, *, seen_version):
+def return_to_draft(case_id, user, *, seen_version, edited=False):
     """Clear the case's review; return the case. Raises CaseChanged, or AlreadyDraft for a
-    draft (which is left as it is: no new version, nothing in its history)."""
+    draft (which is left as it is: no new version, nothing in its history).
+
+    `edited`: the return is the consequence of `user` changing the reviewed content.
+    """
     with transaction.atomic():
         case = lock_unchanged(case_id, seen_version)
         if case.is_draft:
             raise AlreadyDraft(case)
         now = timezone.now()
         case.reviewed_by, case.reviewer, case.reviewed_at = None, None, None
-        _save_review(case, user, now, RETURNED_TO_DRAFT)
+        _save_review(case, user, now, RETURNED_EDITED if edited else RETURNED_TO_DRAFT)
     return case
 
 
