@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.paginator import Paginator
+from django.http import QueryDict
 from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
@@ -271,8 +272,12 @@ class CaseListing:
         return params
 
     def feed_url(self):
-        params = self._with_fixed(self._selection_params())
-        params.pop("sort", None)
+        """The feed of the selection, in the page's language (a feed reader sends no cookie)."""
+        params = QueryDict(mutable=True)
+        params["lang"] = self.language
+        for name, values in self._with_fixed(self._selection_params()).lists():
+            if name != "sort":
+                params.setlist(name, values)
         return url_with(reverse("cases:feed"), params)
 
     def api_url(self):

@@ -46,14 +46,17 @@ class CaseFeed(Feed):
     def get_object(self, request):
         return request.case_selection
 
-    def _params(self, selection):
+    def _params(self, selection, keep_language=True):
+        """The selection's parameters and, unless told otherwise, `lang`: the feed's links
+        stay in the language the feed was asked for."""
         params = selection.data.copy()
-        for name in ("page", "lang", "sort"):
+        dropped = ("page", "sort") if keep_language else ("page", "sort", "lang")
+        for name in dropped:
             params.pop(name, None)
         return params
 
     def title(self, selection):
-        if self._params(selection):
+        if self._params(selection, keep_language=False):
             return _("incidentlib: reviewed cases matching a selection")
         return _("incidentlib: newest reviewed cases")
 

@@ -101,4 +101,39 @@ def test_pages_link_the_feed_from_their_head(client, library, url):
 
 def test_a_filtered_list_links_the_feed_of_its_selection(client, library):
     head = client.get("/cases/?components=dns&sort=date").content.decode().split("</head>")[0]
-    assert 'type="application/atom+xml"' in head and 'href="/feed/?components=dns"' in head
+    assert 'type="application/atom+xml"' in head
+    assert 'href="/feed/?lang=en&amp;components=dns"' in head
+
+
+@pytest.mark.parametrize(
+    ("url", "feed"),
+    [
+        ("/", "/feed/?lang=ko"),
+        ("/cases/F-1", "/feed/?lang=ko"),
+        ("/taxonomy/", "/feed/?lang=ko"),
+        ("/orgs/", "/feed/?lang=ko"),
+        ("/cases/?components=dns&sort=date", "/feed/?lang=ko&components=dns"),
+        ("/taxonomy/components/dns/", "/feed/?lang=ko&components=dns"),
+    ],
+)
+def test_a_korean_page_links_the_korean_feed(client, library, settings, url, feed):
+    # Korean by the cookie the language switcher sets, which a feed reader will not send.
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "ko"
+    head = client.get(url).content.decode().split("</head>")[0].replace("&amp;", "&")
+    assert '<html lang="ko">' in head and 'type="application/atom+xml"' in head
+    assert f'href="{feed}"' in head
+    client.cookies.clear()
+    titles = [e.find(f"{ATOM}title").text for e in feed_entries(client, feed)]
+    assert "F-1: 오래된 장애" in titles
+
+
+def feed_entries(client, url):
+    return list(feed(client, url[len("/feed/") :]).iter(f"{ATOM}entry"))
+
+
+def test_the_feeds_links_keep_its_language(client, library):
+    root = feed(client, "?lang=ko&components=dns")
+    links = {link.get("rel"): link.get("href") for link in root.findall(f"{ATOM}link")}
+    assert links["self"] == "http://testserver/feed/?lang=ko&components=dns"
+    assert links["alternate"] == "http://testserver/cases/?lang=ko&components=dns"
+    assert root.find(f"{ATOM}title").text != "incidentlib: reviewed cases matching a selection"

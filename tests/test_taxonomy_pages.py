@@ -114,7 +114,7 @@ def test_the_empty_state_of_a_term_page_offers_to_remove_either_filter(client, l
 def test_a_term_page_links_the_feed_and_api_of_its_own_term(client, library):
     head = client.get("/taxonomy/severity/high/?severity=low&reviewed=yes").content.decode()
     head = head.split("</head>")[0].replace("&amp;", "&")
-    assert 'href="/feed/?severity=high&reviewed=yes"' in head
+    assert 'href="/feed/?lang=en&severity=high&reviewed=yes"' in head
     assert 'href="/api/cases/?severity=high&reviewed=yes"' in head
 
 
