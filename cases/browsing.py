@@ -143,8 +143,8 @@ class CaseListing:
         """Run the page's queries; raises InvalidPage for a page that does not exist."""
         cases = self.filterset.qs.for_list()
         if self.search_text:
-            languages = {"en", self.language}
-            cases = search.with_snippets(cases, self.search_text, sorted(languages))
+            # Both languages: words of either may be what matched, whatever the page's.
+            cases = search.with_snippets(cases, self.search_text, ["en", "ko"])
         paginator = Paginator(cases, settings.INCIDENTLIB_PAGE_SIZE)
         self.page = paginator.page(page_number)
         self.cases = list(self.page.object_list)

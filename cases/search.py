@@ -119,11 +119,16 @@ def has_match(headline):
 
 
 def pick_snippet(case, language):
-    """The snippet to show a reader: in their language if it shows a match, else in English."""
-    own = getattr(case, f"snippet_{language}", None)
-    english = getattr(case, "snippet_en", None)
-    if own and (has_match(own) or not has_match(english)):
-        return LocalizedText(snippet_html(own), language, False)
-    if english:
-        return LocalizedText(snippet_html(english), "en", language != "en")
-    return None
+    """The snippet to show a reader: the one of their language if it shows a match, else the
+    other language's if that one does (a Korean search on an English page), else theirs.
+
+    A snippet not in the reader's language is marked as a fallback, for its `lang`.
+    """
+    other = "ko" if language == "en" else "en"
+    snippets = [(getattr(case, f"snippet_{code}", None), code) for code in (language, other)]
+    snippets = [(headline, code) for headline, code in snippets if headline]
+    if not snippets:
+        return None
+    # The first with a match, else the reader's language (min keeps the first of equals).
+    headline, code = min(snippets, key=lambda pair: not has_match(pair[0]))
+    return LocalizedText(snippet_html(headline), code, code != language)

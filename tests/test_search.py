@@ -198,3 +198,17 @@ def test_the_seed_case_is_found_by_its_english_and_korean_words(client, tmp_path
         '"small random"',
     ]:
         assert found(client, words) == ["IL-0137"], words
+
+
+def test_an_english_reader_searching_in_korean_gets_the_korean_snippet_marked_as_such(
+    client, tmp_path
+):
+    import_cases(write_json(tmp_path / "seed.json", seed_case()))  # its Korean texts: 샤딩을
+    html = client.get("/cases/", {"q": "샤딩", "lang": "en"}).content.decode()
+    assert listed_ids(html) == ["IL-0137"]
+    snippet = re.search(r'<p class="snippet" lang="ko">(.*?)</p>', html, re.S)
+    assert snippet and "<mark>샤딩을</mark>" in snippet.group(1)
+    # English words still give the English snippet, unmarked.
+    html = client.get("/cases/", {"q": "readahead", "lang": "en"}).content.decode()
+    snippet = re.search(r'<p class="snippet">(.*?)</p>', html, re.S)
+    assert snippet and "<mark>readahead</mark>" in snippet.group(1)
