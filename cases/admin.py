@@ -26,6 +26,7 @@ from .admin_forms import (
     APPROVE,
     RETURN_TO_DRAFT,
     CaseAdminForm,
+    JSONTextField,
     MultilineTextField,
     OrderedItemForm,
     OrderedItemFormSet,
@@ -241,6 +242,10 @@ class RelatedCaseInline(OrderedInline):
 @admin.register(Case)
 class CaseAdmin(LibraryAdmin):
     form = CaseAdminForm
+    formfield_overrides = {
+        **LibraryAdmin.formfield_overrides,
+        models.JSONField: {"form_class": JSONTextField},
+    }
     import_keys = ("id",)
     short_texts = ("title_en", "title_ko", "impact_scope", "impact_users", "impact_region")
     list_display = (

@@ -1,5 +1,7 @@
 """Forms of the case admin: the case form that refuses stale edits, and orderable inline lists."""
 
+import re
+
 from django import forms
 from django.utils.functional import cached_property
 from django.utils.translation import gettext_lazy as _
@@ -7,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 from . import review
 
 APPROVE, RETURN_TO_DRAFT = "_approve", "_return_to_draft"
+UNPAIRED_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class MultilineTextField(forms.CharField):
@@ -18,6 +21,18 @@ class MultilineTextField(forms.CharField):
     def to_python(self, value):
         value = super().to_python(value)
         return value.replace("\r\n", "\n") if isinstance(value, str) else value
+
+
+class JSONTextField(forms.JSONField):
+    """JSON edited as text: non-ASCII text shown as it is, but an unpaired surrogate escaped.
+
+    Typing `"\\ud800"` gives a string holding one (refused by Case.clean), and a page cannot
+    hold it: shown back raw, it would fail the response instead of showing the error.
+    """
+
+    def prepare_value(self, value):
+        text = super().prepare_value(value)
+        return UNPAIRED_SURROGATE.sub(lambda match: f"\\u{ord(match[0]):04x}", text)
 
 
 class CaseAdminForm(forms.ModelForm):

@@ -384,6 +384,17 @@ class Case(models.Model):
             errors["recurrence_of"] = _("The recurrence chain would loop back to this case.")
         if not isinstance(self.docs, list):
             errors["docs"] = _("Enter a list (a JSON array) of further documents.")
+        else:
+            # The import's check of the same values (here, not imported at the top: the
+            # validation module reads the exchange format, which reads these models).
+            from .validation import field_path, unstorable_values
+
+            problems = [
+                f"{field_path(('docs', *path))}: {problem}"
+                for path, problem in unstorable_values(self.docs)
+            ]
+            if problems:
+                errors["docs"] = problems
         if errors:
             raise ValidationError(errors)
 

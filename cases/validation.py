@@ -9,6 +9,7 @@ import math
 import re
 from functools import cache
 
+from django.utils.translation import gettext as _
 from jsonschema import Draft202012Validator, FormatChecker, validators
 from jsonschema.exceptions import ValidationError
 
@@ -148,28 +149,36 @@ def check_format(record):
     return not errors
 
 
-def _unstorable_values(value, path=()):
-    """(path, problem) for values JSON allows but PostgreSQL cannot store."""
+def unstorable_values(value, path=()):
+    """(path, problem) for values JSON allows but PostgreSQL cannot store.
+
+    The import checks whole cases with it, the admin the further documents (Case.clean);
+    the problems are worded in the active language.
+    """
     if isinstance(value, str):
         if "\x00" in value:
-            yield path, "contains a NUL character (\\u0000), which cannot be stored"
+            yield path, _("contains a NUL character (\\u0000), which cannot be stored")
         if re.search("[\ud800-\udfff]", value):
-            yield path, "contains an unpaired surrogate (\\ud800-\\udfff), which is not text"
+            yield path, _("contains an unpaired surrogate (\\ud800-\\udfff), which is not text")
     elif isinstance(value, float) and not math.isfinite(value):
-        yield path, f"{value} is not a finite number (NaN and Infinity are not JSON)"
+        yield (
+            path,
+            _("%(value)s is not a finite number (NaN and Infinity are not JSON)")
+            % {"value": value},
+        )
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield from _unstorable_values(key, path)
-            yield from _unstorable_values(item, (*path, key))
+            yield from unstorable_values(key, path)
+            yield from unstorable_values(item, (*path, key))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from _unstorable_values(item, (*path, index))
+            yield from unstorable_values(item, (*path, index))
 
 
 def check_own_rules(record):
     """Rules about one case that the schema cannot say."""
     data = record.data
-    for path, message in _unstorable_values(data):
+    for path, message in unstorable_values(data):
         record.problem(message, path=field_path(path) or None)
     for name in ("detected_after", "resolved_after"):
         if len(data["timeline"][name] or "") > DURATION_MAX_LENGTH:

@@ -5,6 +5,8 @@ exchange format. Each rule below is broken once through an import file and once 
 the change form; both must refuse it, and the form must say why next to the field.
 """
 
+import json
+
 import pytest
 
 from cases.importing import CaseImport
@@ -148,6 +150,42 @@ RULES = {
         "docs",
         "Enter a list (a JSON array) of further documents.",
     ),
+    "NaN in further documents": (
+        field("docs", [float("nan")]),
+        "docs[0]",
+        {"docs": "[NaN]"},
+        "docs",
+        "docs[0]: nan is not a finite number (NaN and Infinity are not JSON)",
+    ),
+    "a number too large in further documents": (
+        field("docs", [{"size": float("inf")}]),  # what 1e400 reads as
+        "docs[0].size",
+        {"docs": '[{"size": 1e400}]'},
+        "docs",
+        "docs[0].size: inf is not a finite number (NaN and Infinity are not JSON)",
+    ),
+    "a NUL character in further documents": (
+        field("docs", ["a\u0000b"]),
+        "docs[0]",
+        {"docs": '["a\\u0000b"]'},
+        "docs",
+        "docs[0]: contains a NUL character (\\u0000), which cannot be stored",
+    ),
+    "an unpaired surrogate in further documents": (
+        field("docs", ["a\ud800b"]),
+        "docs[0]",
+        {"docs": '["a\\ud800b"]'},
+        "docs",
+        "docs[0]: contains an unpaired surrogate (\\ud800-\\udfff), which is not text",
+    ),
+    # Django's form fields refuse NUL in text, before the database sees it.
+    "a NUL character in a text": (
+        text("title", "ko", "a\u0000b"),
+        "title.ko",
+        {"title_ko": "a\u0000b"},
+        "title_ko",
+        "Null characters are not allowed.",
+    ),
 }
 
 
@@ -165,7 +203,10 @@ def library(db, tmp_path):
 def import_problems(tmp_path, change):
     case = make_case("IL-0137")
     change(case)
-    return [str(p) for p in CaseImport([write_json(tmp_path / "bad.json", case)]).run().problems]
+    # ASCII with escapes, which UTF-8 can hold even for an unpaired surrogate.
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(case), encoding="utf-8")
+    return [str(p) for p in CaseImport([path]).run().problems]
 
 
 def form_errors(response, name):
