@@ -1,8 +1,10 @@
 """Full-text search over the library, English and Korean at once, done by PostgreSQL.
 
-Each case carries a search vector that the database keeps (migration 0003): its English texts
-stemmed by the 'english' configuration, its Korean texts as written words plus their
-endings, weighted so that the title counts most. A reader's words become one tsquery:
+Each case carries a search vector that the database keeps (migrations 0003 and 0005): its
+English texts stemmed by the 'english' configuration, its Korean texts as written words plus
+their endings and, for a word such as `NFS의` or `S3가`, its leading Latin or number part
+(`nfs`, `s3`) and that part's English stem, weighted so that the title counts most. A
+reader's words become one tsquery:
 
 - web search syntax (`"a phrase"`, `-excluded`, `or`), parsed by `websearch_to_tsquery`
   with the 'english' configuration, so that `timeouts` looks for `timeout`;

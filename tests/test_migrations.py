@@ -1,6 +1,11 @@
 import pytest
 from django.core.management import call_command
 
+from cases import search
+from cases.models import Case
+
+from .library import plain_case, store
+
 
 @pytest.mark.django_db
 def test_every_model_change_has_a_migration():
@@ -38,3 +43,13 @@ def test_the_version_migration_takes_who_last_changed_a_case_from_the_history(se
     LogEntry.objects.filter(user__username="alice").delete()
     migration.record_last_writes(apps, None)
     assert Case.objects.get(pk="IL-0137").changed_by is None  # an import, as before
+
+
+@pytest.mark.django_db
+def test_the_mixed_korean_words_migration_rebuilds_the_stored_search_vectors(tmp_path):
+    call_command("migrate", "cases", "0004_case_version", verbosity=0)
+    korean_only = {"en": "Something failed.", "ko": "NFS의 메타데이터가 멈췄다."}
+    store(tmp_path, plain_case("M-1", summary=korean_only))
+    assert not search.matching(Case.objects.all(), "NFS").exists()
+    call_command("migrate", "cases", verbosity=0)
+    assert list(search.matching(Case.objects.all(), "NFS").values_list("id", flat=True)) == ["M-1"]

@@ -50,6 +50,25 @@ def test_korean_words_match_inside_inflected_forms_and_compounds(client, tmp_pat
     assert found(client, "스토리지 네트워크") == []  # every word must match
 
 
+def test_a_latin_or_number_word_with_a_korean_ending_is_found_by_itself(client, tmp_path):
+    # Korean texts only: the English ones say nothing of NFS, S3 or timeouts.
+    store(
+        tmp_path,
+        plain_case("M-1", summary={"en": "Something failed.", "ko": "NFS의 메타데이터가 멈췄다."}),
+        plain_case(
+            "M-2", summary={"en": "Something failed.", "ko": "S3가 느려져 timeouts가 늘었다."}
+        ),
+        plain_case("M-3"),
+    )
+    assert found(client, "NFS") == ["M-1"]
+    assert found(client, "nfs") == ["M-1"]
+    assert found(client, "NFS의") == ["M-1"]
+    assert found(client, '"NFS 메타데이터"') == ["M-1"]
+    assert found(client, "S3") == ["M-2"]
+    assert found(client, "timeout") == ["M-2"]  # the English stem of the leading run
+    assert found(client, "메타데이터 -nfs") == []
+
+
 def test_a_quoted_phrase_matches_only_the_words_together(client, tmp_path):
     saturated = {"en": "The metadata service saturated.", "ko": "메타데이터 서비스가 포화됐다."}
     lost = {"en": "The service lost its metadata.", "ko": "서비스가 메타데이터를 잃었다."}
