@@ -427,20 +427,8 @@ class CaseAdmin(LibraryAdmin):
         """Ask first, showing each case's version; then approve those still as shown."""
         cases = list(queryset.select_related("organisation").order_by("id"))
         if not request.POST.get("post"):
-            return TemplateResponse(
-                request,
-                "admin/cases/case/approve_selected_confirmation.html",
-                {
-                    **self.admin_site.each_context(request),
-                    "title": _("Approve cases"),
-                    "opts": self.opts,
-                    "drafts": [c for c in cases if c.is_draft],
-                    "reviewed": [c for c in cases if not c.is_draft],
-                    # The versions shown: approving refuses cases changed since.
-                    "selection": [(c, review.version_of(c)) for c in cases],
-                    "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-                    "media": self.media,
-                },
+            return self.confirmation(
+                request, "approve_selected_confirmation.html", _("Approve cases"), cases
             )
         again = bool(request.POST.get("approve_again"))
         approved, kept, refused = [], [], []
@@ -486,25 +474,34 @@ class CaseAdmin(LibraryAdmin):
         permissions=["review"], description=gettext_lazy("Return the selected cases to draft")
     )
     def return_selected_to_draft(self, request, queryset):
-        returned, drafts = [], []
-        for case in queryset.order_by("id"):
+        """Ask first, showing each case's version; then return those still as shown."""
+        cases = list(queryset.select_related("organisation").order_by("id"))
+        if not request.POST.get("post"):
+            return self.confirmation(
+                request, "return_selected_confirmation.html", _("Return cases to draft"), cases
+            )
+        returned, drafts, refused = [], [], []
+        for case in cases:
             try:
-                review.return_to_draft(case.pk, request.user, seen_version=review.version_of(case))
+                review.return_to_draft(
+                    case.pk, request.user, seen_version=request.POST.get(f"version-{case.pk}")
+                )
                 returned.append(case.pk)
             except review.AlreadyDraft:
                 drafts.append(case.pk)
             except review.CaseChanged as refusal:
-                self.message_user(request, str(refusal), messages.ERROR)
-        self.message_user(
-            request,
-            ngettext(
-                "%(count)d case returned to draft: %(ids)s.",
-                "%(count)d cases returned to draft: %(ids)s.",
-                len(returned),
+                refused.append(str(refusal))
+        if returned or not (drafts or refused):
+            self.message_user(
+                request,
+                ngettext(
+                    "%(count)d case returned to draft: %(ids)s.",
+                    "%(count)d cases returned to draft: %(ids)s.",
+                    len(returned),
+                )
+                % {"count": len(returned), "ids": ", ".join(returned) or "-"},
+                messages.SUCCESS if returned else messages.WARNING,
             )
-            % {"count": len(returned), "ids": ", ".join(returned) or "-"},
-            messages.SUCCESS if returned else messages.WARNING,
-        )
         if drafts:
             self.message_user(
                 request,
@@ -516,4 +513,28 @@ class CaseAdmin(LibraryAdmin):
                 % {"count": len(drafts), "ids": ", ".join(drafts)},
                 messages.INFO,
             )
+        for refusal in refused:
+            self.message_user(
+                request,
+                _("%(refusal)s It was not returned to draft.") % {"refusal": refusal},
+                messages.ERROR,
+            )
         return None
+
+    def confirmation(self, request, template, title, cases):
+        """The page a bulk review action asks on, carrying the version of each case shown."""
+        return TemplateResponse(
+            request,
+            f"admin/cases/case/{template}",
+            {
+                **self.admin_site.each_context(request),
+                "title": title,
+                "opts": self.opts,
+                "drafts": [c for c in cases if c.is_draft],
+                "reviewed": [c for c in cases if not c.is_draft],
+                # The versions shown: the action refuses cases changed since.
+                "selection": [(c, review.version_of(c)) for c in cases],
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+                "media": self.media,
+            },
+        )

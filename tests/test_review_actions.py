@@ -181,14 +181,42 @@ def test_bulk_approve_replaces_reviews_when_ticked(client, drafts, reviewer):
     }
 
 
+def ask_bulk_return(client, *case_ids):
+    return client.post(
+        CHANGELIST,
+        {"action": "return_selected_to_draft", "_selected_action": case_ids, "index": "0"},
+    )
+
+
+def confirm_bulk_return(client, response):
+    """Press "Return to draft" on the confirmation page the action showed."""
+    selection = response.context["selection"]
+    data = {
+        "action": "return_selected_to_draft",
+        "post": "yes",
+        "_selected_action": [case.pk for case, _version in selection],
+        **{f"version-{case.pk}": version for case, version in selection},
+    }
+    return client.post(CHANGELIST, data, follow=True)
+
+
+def test_bulk_return_to_draft_asks_first_and_changes_nothing_yet(client, drafts, reviewer):
+    reviewed_by_someone_else("T-1")
+    logged_in(client, reviewer)
+    response = ask_bulk_return(client, "T-1", "T-2")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "This case will be returned to draft, its review cleared:" in html
+    assert "T-1: " in html and "reviewed by olga on " in html
+    assert "This case is already a draft and stays as it is:" in html
+    assert "T-2: " in html and "T-3: " not in html
+    assert Case.objects.get(pk="T-1").reviewed_by == "olga"
+
+
 def test_bulk_return_to_draft_clears_the_selected_reviews(client, drafts, reviewer):
     Case.objects.update(reviewed_by="olga", reviewed_at=timezone.now())
     logged_in(client, reviewer)
-    response = client.post(
-        CHANGELIST,
-        {"action": "return_selected_to_draft", "_selected_action": ["T-1", "T-3"], "index": "0"},
-        follow=True,
-    )
+    response = confirm_bulk_return(client, ask_bulk_return(client, "T-1", "T-3"))
     assert "2 cases returned to draft: T-1, T-3." in response.content.decode()
     assert [c.pk for c in Case.objects.order_by("pk") if c.is_draft] == ["T-1", "T-3"]
     assert Case.objects.get(pk="T-1").reviewed_by is None
@@ -225,11 +253,7 @@ def test_bulk_return_to_draft_leaves_drafts_as_they_are_and_counts_them(client, 
     reviewed_by_someone_else("T-1")
     versions = dict(Case.objects.values_list("pk", "version"))
     logged_in(client, reviewer)
-    response = client.post(
-        CHANGELIST,
-        {"action": "return_selected_to_draft", "_selected_action": ["T-1", "T-2", "T-3"]},
-        follow=True,
-    )
+    response = confirm_bulk_return(client, ask_bulk_return(client, "T-1", "T-2", "T-3"))
     html = response.content.decode()
     assert "1 case returned to draft: T-1." in html
     assert "2 cases were already drafts, left as they were: T-2, T-3." in html

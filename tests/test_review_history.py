@@ -72,9 +72,18 @@ def test_bulk_actions_log_one_entry_per_case(client, tmp_path, reviewer):
             **{f"version-{case.pk}": version for case, version in asked.context["selection"]},
         },
     )
-    client.post(
+    asked = client.post(
         CHANGELIST,
         {"action": "return_selected_to_draft", "_selected_action": ["T-2"], "index": "0"},
+    )
+    client.post(
+        CHANGELIST,
+        {
+            "action": "return_selected_to_draft",
+            "post": "yes",
+            "_selected_action": ["T-2"],
+            **{f"version-{case.pk}": version for case, version in asked.context["selection"]},
+        },
     )
     assert history("T-1") == [("rita", CHANGE, "Approved.")]
     assert history("T-2") == [("rita", CHANGE, "Approved."), ("rita", CHANGE, "Returned to draft.")]

@@ -228,3 +228,33 @@ def test_bulk_approval_refuses_a_case_changed_after_the_confirmation_page(tmp_pa
         in html
     )
     assert Case.objects.get(pk="T-2").is_draft
+
+
+def test_bulk_return_to_draft_refuses_a_case_changed_after_the_confirmation_page(tmp_path, alice):
+    import_cases(write_json(tmp_path / "two.json", [make_case("T-1"), make_case("T-2")]))
+    Case.objects.update(reviewed_by="olga", reviewed_at=timezone.now())
+    reviewer = logged_in(Client(), make_staff("rita", reviewer=True))
+    asked = reviewer.post(
+        CHANGELIST,
+        {"action": "return_selected_to_draft", "_selected_action": ["T-1", "T-2"], "index": "0"},
+    )
+    # Approved again by someone else: returning it would throw away a review not seen.
+    olga = logged_in(Client(), make_staff("olga", reviewer=True))
+    save(olga, "T-2", open_case(olga, "T-2"), approve_again="on", _approve="yes")
+    response = reviewer.post(
+        CHANGELIST,
+        {
+            "action": "return_selected_to_draft",
+            "post": "yes",
+            "_selected_action": ["T-1", "T-2"],
+            **{f"version-{case.pk}": version for case, version in asked.context["selection"]},
+        },
+        follow=True,
+    )
+    html = response.content.decode()
+    assert "1 case returned to draft: T-1." in html
+    assert (
+        f"T-2 was changed by olga on {when('T-2')}, after you opened it. "
+        "It was not returned to draft." in html
+    )
+    assert not Case.objects.get(pk="T-2").is_draft
