@@ -85,6 +85,17 @@ def test_every_page_links_its_other_language(client, library, url):
     assert 'hreflang="ko" lang="ko">한국어</a>' in html
 
 
+@pytest.mark.parametrize(
+    ("language", "title"),
+    [
+        ("en", "Real incidents, read well · incidentlib"),
+        ("ko", "실제 장애, 제대로 읽기 · incidentlib"),
+    ],
+)
+def test_the_home_page_has_a_title_of_its_own(client, library, language, title):
+    assert f"<title>{title}</title>" in get(client, "/", language)
+
+
 def test_term_labels_are_korean_where_written_and_marked_english_where_not(client, library):
     html = get(client, "/cases/", "ko")
     sidebar = html.split('class="facets"')[1]
