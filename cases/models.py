@@ -6,7 +6,7 @@ from django.contrib.postgres.search import SearchVectorField
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator, MinLengthValidator, RegexValidator
 from django.db import models
-from django.db.models import Count, Deferrable, OuterRef, Q, Subquery
+from django.db.models import Count, Deferrable, Exists, OuterRef, Q, Subquery
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 from django.urls import reverse
@@ -69,9 +69,18 @@ class Facet(models.TextChoices):
 LIST_FACETS = (Facet.DOMAIN, Facet.SYMPTOMS, Facet.COMPONENTS, Facet.CONTRIBUTING)
 
 
+class OrganisationQuerySet(models.QuerySet):
+    def with_public_cases(self):
+        """The organisations the public sees, those with a public case, with `case_count`:
+        how many public cases each has."""
+        return self.filter(cases__in=Case.objects.published()).annotate(case_count=Count("cases"))
+
+
 class Organisation(models.Model):
     slug = models.CharField(_("slug"), max_length=64, unique=True, validators=[validate_slug])
     name = models.CharField(_("name"), max_length=200)
+
+    objects = OrganisationQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]
@@ -166,6 +175,10 @@ class CaseQuerySet(models.QuerySet):
                 models.Prefetch("case_terms", queryset=CaseTerm.objects.select_related("term"))
             )
         )
+
+    def citing(self, url):
+        """The cases with a source at this address (/sources/?url=...)."""
+        return self.filter(Exists(Source.objects.filter(case=OuterRef("pk"), url=url)))
 
     def recurrence_chain(self, case):
         """Every case linked to `case` by recurrence_of, earlier and later, oldest first.

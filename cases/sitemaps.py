@@ -48,13 +48,7 @@ class OrganisationSitemap(Sitemap):
     changefreq = "weekly"
 
     def items(self):
-        return (
-            Organisation.objects.filter(
-                Exists(Case.objects.published().filter(organisation=OuterRef("pk")))
-            )
-            .only("slug")
-            .order_by("slug")
-        )
+        return Organisation.objects.with_public_cases().only("slug").order_by("slug")
 
 
 SITEMAPS = {

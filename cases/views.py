@@ -1,7 +1,6 @@
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.paginator import InvalidPage, Paginator
-from django.db.models import Count, Exists, OuterRef
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -14,7 +13,7 @@ from .browsing import CaseListing, TermIndex
 from .exchange import public_case_to_exchange
 from .facets import library_counts
 from .languages import content_language
-from .models import Case, Facet, Organisation, Source, Term, validate_http_url
+from .models import Case, Facet, Organisation, Term, validate_http_url
 
 RECENT_CASES = 8
 HOME_TERMS_PER_FACET = 8
@@ -137,30 +136,18 @@ def term_detail(request, facet, slug):
     )
 
 
-def _public_organisations():
-    """Organisations with at least one public case, with `case_count`."""
-    return Organisation.objects.filter(cases__in=Case.objects.published()).annotate(
-        case_count=Count("cases")
-    )
-
-
 @require_safe
 def organisation_list(request):
     return render(
         request,
         "cases/organisation_list.html",
-        {"organisations": _public_organisations().order_by("name")},
+        {"organisations": Organisation.objects.with_public_cases().order_by("name")},
     )
 
 
 @require_safe
 def organisation_detail(request, slug):
-    organisation = get_object_or_404(
-        Organisation.objects.filter(
-            Exists(Case.objects.published().filter(organisation=OuterRef("pk")))
-        ),
-        slug=slug,
-    )
+    organisation = get_object_or_404(Organisation.objects.with_public_cases(), slug=slug)
     listing = CaseListing(request, fixed=("org", slug), fixed_label=organisation.name)
     return _case_list_page(
         request, listing, "cases/organisation_detail.html", {"organisation": organisation}
@@ -182,12 +169,7 @@ def source_cases(request):
             {"url": url, "problem": " ".join(error.messages)},
             status=400,
         )
-    cases = (
-        Case.objects.published()
-        .for_list()
-        .filter(Exists(Source.objects.filter(case=OuterRef("pk"), url=url)))
-        .order_by("-date", "id")
-    )
+    cases = Case.objects.published().citing(url).for_list().order_by("-date", "id")
     try:
         page = Paginator(cases, settings.INCIDENTLIB_PAGE_SIZE).page(request.GET.get("page") or 1)
     except InvalidPage:
