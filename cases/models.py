@@ -12,6 +12,7 @@ from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import format_lazy
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from .languages import pick
@@ -122,7 +123,8 @@ class Term(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.get_facet_display()}: {self.label_en}"
+        # In the reader's language: the admin's selects and autocomplete show terms so.
+        return f"{self.get_facet_display()}: {self.label(get_language())}"
 
     def get_absolute_url(self):
         return reverse("cases:term", args=[self.facet, self.slug])
@@ -439,7 +441,9 @@ class Case(models.Model):
 
 class CaseTerm(models.Model):
     case = models.ForeignKey(Case, models.CASCADE, related_name="case_terms")
-    term = models.ForeignKey(Term, models.PROTECT, related_name="case_links")
+    term = models.ForeignKey(
+        Term, models.PROTECT, related_name="case_links", verbose_name=_("taxonomy term")
+    )
     position = models.PositiveSmallIntegerField()
 
     class Meta:
@@ -463,7 +467,9 @@ class CaseTerm(models.Model):
 
 class RelatedCase(models.Model):
     from_case = models.ForeignKey(Case, models.CASCADE, related_name="related_links")
-    to_case = models.ForeignKey(Case, models.PROTECT, related_name="related_from_links")
+    to_case = models.ForeignKey(
+        Case, models.PROTECT, related_name="related_from_links", verbose_name=_("related case")
+    )
     position = models.PositiveSmallIntegerField()
 
     class Meta:

@@ -327,3 +327,34 @@ def test_the_keys_import_files_name_rows_by_are_read_only_once_stored(client, li
     assert "slug" not in org_form.context["adminform"].form.fields
     assert "id" not in client.get(change_url("T-2")).context["adminform"].form.fields
     assert "id" in client.get("/admin/cases/case/add/").context["adminform"].form.fields
+
+
+# In Korean ---------------------------------------------------------------------------
+
+
+def test_the_inline_columns_are_headed_in_korean_on_a_korean_admin(client, library, reviewer):
+    logged_in(client, reviewer)
+    html = client.get(change_url("IL-0137"), HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    headers = dict(re.findall(r'<th class="column-(term|to_case)[^"]*">\s*([^<]*?)\s*<', html))
+    assert headers == {"term": "분류 용어", "to_case": "관련 사례"}
+
+
+def test_terms_are_named_in_the_admins_language(client, library, reviewer):
+    Term.objects.filter(facet="severity", slug="high").update(label_en="High", label_ko="높음")
+    logged_in(client, reviewer)
+    korean = autocomplete_in(client, "ko", "case", "severity", "high")
+    assert korean == ["심각도: 높음"]
+    assert autocomplete_in(client, "en", "case", "severity", "high") == ["Severity: High"]
+    # A term without a Korean label keeps its English one.
+    assert autocomplete_in(client, "ko", "case", "root_cause", "capacity") == [
+        "근본 원인: Capacity"
+    ]
+
+
+def autocomplete_in(client, language, model_name, field_name, term):
+    response = client.get(
+        "/admin/autocomplete/",
+        {"app_label": "cases", "model_name": model_name, "field_name": field_name, "term": term},
+        HTTP_ACCEPT_LANGUAGE=language,
+    )
+    return [result["text"] for result in response.json()["results"]]
