@@ -3,6 +3,7 @@
 Debian's `chromium` (`.ci/run` installs it), driven by Playwright; never a downloaded browser.
 """
 
+import os
 from pathlib import Path
 
 import pytest
@@ -21,22 +22,39 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 
-pytestmark = [
-    pytest.mark.browser,
-    # The live server sees only committed data.
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium"
-    ),
-]
+
+def on_ci(environ=os.environ):
+    return environ.get("CI", "").lower() not in ("", "0", "false")
+
+
+def chromium(path=CHROMIUM, environ=os.environ):
+    """The browser to drive: skipped without it, except on CI, where it must be there."""
+    if path.exists():
+        return path
+    reason = f"needs Debian's chromium at {path}"
+    if on_ci(environ):
+        pytest.fail(f"CI is set: the browser test {reason} (.ci/run installs it)")
+    pytest.skip(reason)
+
+
+def test_without_chromium_the_browser_test_is_skipped_locally():
+    with pytest.raises(pytest.skip.Exception):
+        chromium(Path("/nonexistent/chromium"), {})
+
+
+@pytest.mark.parametrize("value", ["true", "1"])
+def test_without_chromium_the_browser_test_fails_on_ci(value):
+    with pytest.raises(pytest.fail.Exception, match="CI is set"):
+        chromium(Path("/nonexistent/chromium"), {"CI": value})
 
 
 @pytest.fixture
 def browser_page():
     from playwright.sync_api import sync_playwright
 
+    executable = chromium()
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(executable_path=str(executable), args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(locale="en-GB")
             page.set_default_timeout(20_000)
@@ -55,6 +73,12 @@ def draft_and_reviewer(tmp_path, settings):
     make_staff("rita", reviewer=True)
 
 
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)  # the live server sees only committed data
+# Skipped before the live server starts, unless on CI, where the browser_page fixture fails.
+@pytest.mark.skipif(
+    not CHROMIUM.exists() and not on_ci(), reason=f"needs Debian's chromium at {CHROMIUM}"
+)
 def test_a_reviewer_approves_a_draft_and_the_public_page_shows_it_reviewed(
     live_server, draft_and_reviewer, browser_page
 ):
