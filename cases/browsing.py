@@ -292,7 +292,8 @@ class CaseListing:
             term = self.terms.get(param, value)
             return term.label(self.language) if term else value
         if param == "org":
-            names = self.facets.org_names if self.facets else {}
+            names = {**(self.facets.org_names if self.facets else {})}
+            names.update(self.filterset.organisation_names)
             return names.get(value, value)
         if param == "reviewed":
             return dict(REVIEW_STATES)[value]

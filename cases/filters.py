@@ -5,7 +5,7 @@ parameters through `CaseFilter`:
 
 - `domain`, `symptoms`, `components`, `root_cause`, `contributing`, `severity`: term slugs
   of that facet, repeated for several (a case having any of them);
-- `org`: organisation slugs, likewise; `reviewed`: `yes` or `no`;
+- `org`: slugs of organisations with a public case, likewise; `reviewed`: `yes` or `no`;
 - `year_from`, `year_to`: the case's year, inclusive; `updated_since`: an ISO 8601 time;
 - `q`: words to search for (cases/search.py); `sort`: `relevance`, `date` or `updated`,
   newest first (by default relevance when searching, else date; with `updated_since` and no
@@ -18,6 +18,7 @@ without each of them in turn.
 
 import django_filters
 from django import forms
+from django.core.exceptions import ValidationError
 from django.db.models import Exists, OuterRef, Q
 from django.utils.translation import gettext_lazy as _
 
@@ -56,8 +57,36 @@ class SlugListField(forms.Field):
             validate_slug(item)
 
 
-class SlugListFilter(django_filters.Filter):
-    field_class = SlugListField
+class OrganisationListField(SlugListField):
+    """Several organisation slugs, each of an organisation the public sees (one query).
+
+    An unknown one is refused as an unknown term is; `names` keeps the names of the others.
+    """
+
+    default_error_messages = {
+        "invalid_choice": forms.MultipleChoiceField.default_error_messages["invalid_choice"],
+    }
+
+    def validate(self, value):
+        super().validate(value)
+        self.names = {}
+        if value:
+            self.names = dict(
+                Organisation.objects.with_public_cases()
+                .filter(slug__in=value)
+                .values_list("slug", "name")
+            )
+        for slug in value:
+            if slug not in self.names:
+                raise ValidationError(
+                    self.error_messages["invalid_choice"],
+                    code="invalid_choice",
+                    params={"value": slug},
+                )
+
+
+class OrganisationListFilter(django_filters.Filter):
+    field_class = OrganisationListField
 
 
 class YearFilter(django_filters.Filter):
@@ -95,7 +124,7 @@ class CaseFilter(django_filters.FilterSet):
     root_cause = _term_filter(Facet.ROOT_CAUSE)
     contributing = _term_filter(Facet.CONTRIBUTING)
     severity = _term_filter(Facet.SEVERITY)
-    org = SlugListFilter(label=_("Organisation"))
+    org = OrganisationListFilter(label=_("Organisation"))
     reviewed = django_filters.ChoiceFilter(label=_("Review"), choices=REVIEW_STATES)
     year_from = YearFilter(label=_("From year"), min_value=1, max_value=9999)
     year_to = YearFilter(label=_("To year"), min_value=1, max_value=9999)
@@ -117,6 +146,11 @@ class CaseFilter(django_filters.FilterSet):
     @property
     def search_text(self):
         return self.form.cleaned_data.get("q") or ""
+
+    @property
+    def organisation_names(self):
+        """{slug: name} of the organisations `org` names (read when it was checked)."""
+        return getattr(self.form.fields["org"], "names", {})
 
     @property
     def sort_order(self):

@@ -200,6 +200,7 @@ def test_a_page_past_the_last_is_not_found(client, library):
         ("?year_from=twenty", "From year"),
         ("?reviewed=maybe", "maybe"),
         ("?org=Not%20A%20Slug", "Not A Slug"),
+        ("?org=acme&org=hooli", "hooli"),
         ("?updated_since=yesterday", "Updated since"),
         ("?sort=random", "random"),
     ],
