@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+from io import StringIO
 
 import pytest
 from django.contrib.auth.models import User
@@ -62,6 +63,39 @@ def test_a_weak_password_is_refused_and_nothing_is_created(monkeypatch):
     with pytest.raises(CommandError, match="The password was refused: "):
         create_reviewer("rita")
     assert not User.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "username, message",
+    [
+        ("rita smith", "Enter a valid username."),
+        ("rita/", "Enter a valid username."),
+        ("r" * 151, "Ensure this value has at most 150 characters (it has 151)."),
+    ],
+    ids=["space", "slash", "too-long"],
+)
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_a_username_the_user_model_refuses_is_refused(monkeypatch, username, message, dry_run):
+    monkeypatch.setenv("INCIDENTLIB_REVIEWER_PASSWORD", PASSWORD)
+    with pytest.raises(CommandError, match="^The username was refused: ") as refusal:
+        create_reviewer(username, dry_run=dry_run)
+    assert message in str(refusal.value)
+    assert not User.objects.exists()
+
+
+@pytest.mark.django_db
+def test_an_inactive_account_is_made_active_again_and_a_reviewer(monkeypatch):
+    User.objects.create_user("rita", password="her own password", is_active=False)
+    monkeypatch.setenv("INCIDENTLIB_REVIEWER_PASSWORD", PASSWORD)
+    stdout = StringIO()
+    call_command("create_reviewer", "rita", stdout=stdout)
+    assert stdout.getvalue() == (
+        "rita had an inactive account, now active again and a reviewer; password unchanged.\n"
+    )
+    rita = User.objects.get(username="rita")
+    assert rita.is_active and rita.is_staff and rita.has_perm("cases.review_case")
+    assert rita.check_password("her own password")
 
 
 @pytest.mark.django_db

@@ -2,7 +2,7 @@
 
 The password is asked for twice at the terminal, or read from the environment variable
 INCIDENTLIB_REVIEWER_PASSWORD (for scripts). An existing account is made a reviewer and
-keeps its password.
+keeps its password; an inactive one is made active again.
 """
 
 import getpass
@@ -32,6 +32,11 @@ class Command(BaseCommand):
 
     def handle(self, *args, username, email, dry_run, verbosity, **options):
         User = get_user_model()
+        try:
+            # The user model's own rules: its username validator and length.
+            username = User._meta.get_field(User.USERNAME_FIELD).clean(username, None)
+        except ValidationError as error:
+            raise CommandError("The username was refused: " + " ".join(error.messages)) from None
         group = Group.objects.filter(name=REVIEWER_GROUP).first()
         if group is None:
             raise CommandError(
@@ -39,7 +44,12 @@ class Command(BaseCommand):
             )
         user = User.objects.filter(**{User.USERNAME_FIELD: username}).first()
         if dry_run:
-            would = f"make {username} a reviewer" if user else f"create the reviewer {username}"
+            if user is None:
+                would = f"create the reviewer {username}"
+            elif not user.is_active:
+                would = f"make {username} active again and a reviewer"
+            else:
+                would = f"make {username} a reviewer"
             self.stdout.write(f"Dry run, nothing written. Would {would}.")
             return
         if user is None:
@@ -48,9 +58,14 @@ class Command(BaseCommand):
             if user is None:
                 user = User.objects.create_user(username, email=email, password=password)
                 done = f"Created the reviewer {username}."
+            elif not user.is_active:
+                done = (
+                    f"{username} had an inactive account, now active again and a reviewer; "
+                    "password unchanged."
+                )
             else:
                 done = f"{username} already had an account, now a reviewer; password unchanged."
-            user.is_staff = True
+            user.is_staff = user.is_active = True
             if email:
                 user.email = email
             user.save()
