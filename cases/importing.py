@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 from django.db import DatabaseError, transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from . import validation
@@ -224,11 +224,11 @@ class CaseImport:
         with transaction.atomic():
             # Locked until the run ends, so that no admin save comes between the comparison
             # below and the write (the admin locks a case's row to save it too).
-            ids = [r.case_id for r in records]
-            list(Case.objects.select_for_update().filter(id__in=ids).values_list("id"))
+            run_ids = [r.case_id for r in records]
+            list(Case.objects.select_for_update().filter(id__in=run_ids).values_list("id"))
             existing = {
                 case.id: case_to_exchange(case)
-                for case in Case.objects.for_page().filter(id__in=[r.case_id for r in records])
+                for case in Case.objects.for_page().filter(id__in=run_ids)
             }
             changed = []
             for record in records:
@@ -254,11 +254,13 @@ class CaseImport:
                 self.store(changed)
 
     def store(self, records):
-        previous = dict(
-            Case.objects.filter(id__in=[r.case_id for r in records]).values_list(
-                "id", "organisation_id"
-            )
-        )
+        """Write the cases; `write` holds their rows locked, so the versions read here stay."""
+        previous = {
+            case_id: (organisation_id, version)
+            for case_id, organisation_id, version in Case.objects.filter(
+                id__in=[r.case_id for r in records]
+            ).values_list("id", "organisation_id", "version")
+        }
         organisation_ids = self.store_organisations(records)
         term_ids = self.store_terms(records)
         reviewers = dict(
@@ -276,25 +278,26 @@ class CaseImport:
                 severity_id=term_ids[(Facet.SEVERITY, data["severity"])],
                 root_cause_id=term_ids[(Facet.ROOT_CAUSE, data["root_cause"])],
                 reviewer_id=reviewers.get(data["review"]["reviewed_by"]),
+                # A new case is version 1; a replaced one the next version of what was
+                # stored, whatever updated_at its file gives, so a form opened before is refused.
+                version=previous[data["id"]][1] + 1 if data["id"] in previous else 1,
                 changed_by=None,  # an import, as "changed by" says
                 changed_at=now,
                 **case_fields_from_exchange(data),
             )
             cases.append(case)
         update_fields = [
-            f.name
-            for f in Case._meta.concrete_fields
-            if f.name not in ("id", "created_at", "version")
+            f.name for f in Case._meta.concrete_fields if f.name not in ("id", "created_at")
         ]
         Case.objects.bulk_create(
             cases, update_conflicts=True, unique_fields=["id"], update_fields=update_fields
         )
-        # A new case is version 1; a replaced one is the next version of what was stored,
-        # whatever updated_at its file gives, so that a form opened before is refused.
-        Case.objects.filter(id__in=previous).update(version=F("version") + 1)
         self.replace_lists(records, term_ids)
         # A case moved to another organisation must not leave an empty one behind.
-        Organisation.objects.filter(id__in=set(previous.values()), cases__isnull=True).delete()
+        Organisation.objects.filter(
+            id__in={organisation_id for organisation_id, _version in previous.values()},
+            cases__isnull=True,
+        ).delete()
 
     def store_organisations(self, records):
         names = {r.data["org_slug"]: r.data["org"] for r in records}
