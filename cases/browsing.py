@@ -8,13 +8,18 @@ page; only the chip of the page's own filter leads to `/cases/`, with the rest o
 selection.
 
 Queries, whatever the size of the library: the taxonomy terms (labels and valid slugs), the
-number of matching cases, one page of them, their tags, and the facet counts.
+number of matching cases, one page of them, their tags, and the facet counts; the
+organisations `org` names, when it is given; for an empty list, how many cases removing each
+filter that is not a facet one (the search, the years, the page's own) would give.
 """
 
 from dataclasses import dataclass
+from functools import reduce
+from operator import and_
 
 from django.conf import settings
 from django.core.paginator import Paginator
+from django.db.models import Count, Q
 from django.http import QueryDict
 from django.urls import reverse
 from django.utils.translation import get_language
@@ -117,6 +122,10 @@ class CaseListing:
         self.list_url = reverse("cases:list")
         self.page = None
         self.facets = None
+        # Parameter in use -> how many cases its removal gives, where known; the same for
+        # the page's own filter.
+        self.cases_without = {}
+        self.cases_without_fixed = None
 
     # The selection -------------------------------------------------------------
 
@@ -158,7 +167,39 @@ class CaseListing:
             chosen,
             total=paginator.count,
         )
+        self.cases_without = dict(self.facets.without)
+        if not paginator.count:
+            self._count_without_other_filters()
         return self
+
+    def _count_without_other_filters(self):
+        """How many cases removing the search, a year, `updated_since` or the page's own
+        filter would give (the facet counts say it for the facet parameters): one query."""
+        fixed = object()
+        conditions = self.filterset.other_conditions()
+        if self.fixed:
+            param, value = self.fixed
+            conditions[fixed] = facet_condition(param, [value])
+        if not conditions:
+            return
+        cases = Case.objects.published()
+        for condition in self.filterset.facet_conditions().values():
+            cases = cases.filter(condition)
+        names = {name: f"without_{number}" for number, name in enumerate(conditions)}
+        counts = cases.aggregate(
+            **{
+                names[name]: Count(
+                    "pk",
+                    filter=reduce(and_, [c for n, c in conditions.items() if n != name], Q()),
+                )
+                for name in conditions
+            }
+        )
+        for name, alias in names.items():
+            if name is fixed:
+                self.cases_without_fixed = counts[alias]
+            else:
+                self.cases_without[name] = counts[alias]
 
     # Links -----------------------------------------------------------------------
 
@@ -367,11 +408,19 @@ class CaseListing:
         """The parameters in use, one chip per value, each with the link that removes it."""
         chips = []
         selection = self.selection
-        without = self.facets.without if self.facets else {}
+        without = self.cases_without
         if self.fixed:
             param, value = self.fixed
             label = self._value_label(param, value)
-            chips.append(Chip(param, PARAM_LABELS[param], label, self.without_fixed_url()))
+            chips.append(
+                Chip(
+                    param,
+                    PARAM_LABELS[param],
+                    label,
+                    self.without_fixed_url(),
+                    self.cases_without_fixed,
+                )
+            )
         for param in CHIP_PARAMS:
             if param not in selection:
                 continue
@@ -396,3 +445,11 @@ class CaseListing:
                     )
                 )
         return chips
+
+    def suggestions(self):
+        """For an empty list, the chips whose removal would give some cases.
+
+        Removing one of several values of a parameter only narrows the selection, so their
+        chips (no count) never would.
+        """
+        return [chip for chip in self.chips() if chip.cases_without]

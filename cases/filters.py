@@ -13,7 +13,7 @@ parameters through `CaseFilter`:
 
 The facet filters (the taxonomy, `org` and `reviewed`) are kept apart from the others as
 conditions, one per parameter, because facet counts (cases/facets.py) need the selection
-without each of them in turn.
+without each of them in turn; the others too are conditions, for the empty state's counts.
 """
 
 import django_filters
@@ -175,17 +175,24 @@ class CaseFilter(django_filters.FilterSet):
             if param in FACET_PARAMS
         }
 
+    def other_conditions(self):
+        """{parameter: condition} for each parameter in use that is not a facet one."""
+        selection = self.selection()
+        conditions = {}
+        if self.search_text:
+            conditions["q"] = search.condition(self.search_text)
+        if "year_from" in selection:
+            conditions["year_from"] = Q(date__year__gte=selection["year_from"])
+        if "year_to" in selection:
+            conditions["year_to"] = Q(date__year__lte=selection["year_to"])
+        if "updated_since" in selection:
+            conditions["updated_since"] = Q(updated_at__gte=selection["updated_since"])
+        return conditions
+
     def narrow(self, cases):
         """The cases matching every parameter except the facet ones."""
-        selection = self.selection()
-        if self.search_text:
-            cases = search.matching(cases, self.search_text)
-        if "year_from" in selection:
-            cases = cases.filter(date__year__gte=selection["year_from"])
-        if "year_to" in selection:
-            cases = cases.filter(date__year__lte=selection["year_to"])
-        if "updated_since" in selection:
-            cases = cases.filter(updated_at__gte=selection["updated_since"])
+        for condition in self.other_conditions().values():
+            cases = cases.filter(condition)
         return cases
 
     def filter_queryset(self, queryset):

@@ -19,7 +19,7 @@ the vector answers `search_vector @@ query`.
 import re
 
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
-from django.db.models import F, Func, TextField, Value
+from django.db.models import F, Func, Q, TextField, Value
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
@@ -61,9 +61,14 @@ def case_id_in(text):
     return match.group(1).upper() if match else None
 
 
+def condition(text):
+    """The condition a case whose search vector matches the text meets."""
+    return Q(search_vector=LibraryQuery(text))
+
+
 def matching(cases, text):
     """The cases whose search vector matches the text (the GIN index answers it)."""
-    return cases.filter(search_vector=LibraryQuery(text))
+    return cases.filter(condition(text))
 
 
 def with_rank(cases, text):

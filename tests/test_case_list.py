@@ -153,6 +153,37 @@ def test_the_empty_state_suggests_removing_a_filter(client, library):
     assert 'href="/cases/?severity=low">Remove “Organisation: Globex”</a> (1 case)' in empty
 
 
+def empty_state(client, url):
+    html = client.get(url).content.decode()
+    assert listed_ids(html) == [], url
+    return html.split('class="empty-state"')[1].split("</div>")[0].replace("&amp;", "&")
+
+
+def test_the_empty_state_counts_what_removing_the_search_or_a_year_gives(client, library):
+    # No case mentions a resolver; Globex has two cases.
+    empty = empty_state(client, "/cases/?q=resolver&org=globex")
+    assert 'href="/cases/?org=globex">Remove “Search: resolver”</a> (2 cases)' in empty
+    assert "Globex" not in empty  # removing it would find nothing: not suggested
+    # Acme's cases are from 2019 and 2021; two cases are from 2024 on.
+    empty = empty_state(client, "/cases/?year_from=2024&org=acme")
+    assert 'href="/cases/?org=acme">Remove “From year: 2024”</a> (2 cases)' in empty
+    assert 'href="/cases/?year_from=2024">Remove “Organisation: Acme”</a> (2 cases)' in empty
+
+
+def test_the_empty_state_says_when_no_single_removal_would_help(client, library):
+    empty = empty_state(client, "/cases/?q=resolver&year_from=2030&severity=low&severity=high")
+    assert "No case matches all of these filters." in empty
+    assert "Removing any one of them would not find a case either." in empty
+    assert "Try removing one" not in empty and "Remove “" not in empty
+    assert 'href="/cases/">Start again with every case</a>' in empty
+
+
+def test_the_empty_state_of_an_organisation_page_counts_removing_the_organisation(client, library):
+    empty = empty_state(client, "/orgs/acme/?year_from=2024")
+    assert 'href="/cases/?year_from=2024">Remove “Organisation: Acme”</a> (2 cases)' in empty
+    assert 'href="/orgs/acme/">Remove “From year: 2024”</a> (2 cases)' in empty
+
+
 @pytest.mark.parametrize(
     ("sort", "expected"),
     [

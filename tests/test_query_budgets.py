@@ -58,6 +58,17 @@ def test_the_case_list_runs_five_queries(client, library, django_assert_max_num_
             assert client.get(url).status_code == 200, url
 
 
+def test_an_empty_case_list_runs_four_queries(client, library, django_assert_max_num_queries):
+    """Queries: the taxonomy terms; the number of matching cases (none); the facet counts; how
+    many cases removing the search, a year or the page's own term would give."""
+    for url in [
+        "/cases/?q=nowhere&domain=web&year_from=2001",
+        "/taxonomy/components/component-2/?q=nowhere&year_to=2030",
+    ]:
+        with django_assert_max_num_queries(4):
+            assert client.get(url).status_code == 200, url
+
+
 def test_the_case_list_with_organisations_runs_six_queries(
     client, library, django_assert_max_num_queries
 ):
