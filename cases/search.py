@@ -8,9 +8,10 @@ reader's words become one tsquery:
 
 - web search syntax (`"a phrase"`, `-excluded`, `or`), parsed by `websearch_to_tsquery`
   with the 'english' configuration, so that `timeouts` looks for `timeout`;
-- every Korean word of it then matches as a prefix (`'스토리지':*`), which, with the
-  endings stored in the vector, finds it inside inflected forms (`스토리지의`) and
-  compounds (`메타데이터가` for `데이터`).
+- every Korean word of it of two characters or more then matches as a prefix
+  (`'스토리지':*`), which, with the endings stored in the vector, finds it inside inflected
+  forms (`스토리지의`) and compounds (`메타데이터가` for `데이터`); a single syllable, which
+  would begin too many words and endings to mean anything (`가`), matches only itself.
 
 The query is built from constants only, so PostgreSQL folds it once and the GIN index on
 the vector answers `search_vector @@ query`.
@@ -27,8 +28,9 @@ from .languages import LocalizedText
 
 MAX_QUERY_LENGTH = 200
 
-# A quoted lexeme of a tsquery's text form holding a Hangul syllable ('' is an escaped quote).
-KOREAN_LEXEME = r"'(?:[^']|'')*[가-힣](?:[^']|'')*'"
+# A quoted lexeme of a tsquery's text form ('' is an escaped quote) of two characters or more
+# (the lookahead), one of them a Hangul syllable.
+KOREAN_LEXEME = r"'(?=(?:[^']|''){2})(?:[^']|'')*[가-힣](?:[^']|'')*'"
 
 # A search for a case id goes to the case; the same shape as the case page's URL takes.
 CASE_ID_SEARCH = re.compile(r"\s*([A-Za-z][A-Za-z0-9]{0,9}-[0-9]{1,8})\s*")

@@ -50,6 +50,17 @@ def test_korean_words_match_inside_inflected_forms_and_compounds(client, tmp_pat
     assert found(client, "스토리지 네트워크") == []  # every word must match
 
 
+def test_a_single_korean_syllable_matches_only_a_whole_word(client, tmp_path):
+    store(
+        tmp_path,
+        plain_case("Y-1", summary={"en": "Something failed.", "ko": "가용성이 떨어졌다."}),
+        plain_case("Y-2", summary={"en": "Something failed.", "ko": "서버가 멈췄다, 가 구역."}),
+    )
+    assert found(client, "가") == ["Y-2"]  # the word 가, not every word starting with it
+    assert found(client, "가용") == ["Y-1"]
+    assert found(client, "버가") == ["Y-2"]  # two syllables: inside 서버가
+
+
 def test_a_latin_or_number_word_with_a_korean_ending_is_found_by_itself(client, tmp_path):
     # Korean texts only: the English ones say nothing of NFS, S3 or timeouts.
     store(
