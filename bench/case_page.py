@@ -9,27 +9,11 @@ figures; compare the ratios of one run, not seconds across runs or machines.
 import argparse
 import copy
 import json
-import os
-import sys
 import tempfile
 import time
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-
-def use_bench_database():
-    import psycopg
-
-    url = urlsplit(os.environ["DATABASE_URL"])
-    name = (url.path.lstrip("/") or "incidentlib") + "_bench"
-    admin = urlunsplit(url._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    os.environ["DATABASE_URL"] = urlunsplit(url._replace(path="/" + name))
+from common import seed_case, timed, use_bench_database
 
 
 def generated_cases(count, start, seed, extra_sources=0):
@@ -51,31 +35,17 @@ def generated_cases(count, start, seed, extra_sources=0):
     return cases
 
 
-def timed(function, repeat):
-    best = float("inf")
-    for _ in range(repeat):
-        started = time.perf_counter()
-        function()
-        best = min(best, time.perf_counter() - started)
-    return best
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs=2, default=[100, 1000])
     args = parser.parse_args()
-    use_bench_database()
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "incidentlib.settings")
-    import django
-
-    django.setup()
+    use_bench_database("bench")
     from django.core.management import call_command
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    call_command("migrate", verbosity=0)
-    seed = json.loads((ROOT / "fixtures" / "cases" / "IL-0137.json").read_text(encoding="utf-8"))
+    seed = seed_case()
     client = Client(HTTP_HOST="localhost")
     small, large = args.sizes
     rows = []

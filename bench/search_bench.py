@@ -12,16 +12,12 @@ whole selection (the unfiltered list's facets, a common word) grow with it.
 
 import argparse
 import json
-import os
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from common import seed_case, timed, use_bench_database
 
 ENGLISH = (
     "timeout retry storage metadata network partition certificate expiry queue backlog "
@@ -44,18 +40,6 @@ PAGES = {
     "taxonomy": "/taxonomy/",
     "api": "/api/cases/?domain=web",
 }
-
-
-def use_bench_database():
-    import psycopg
-
-    url = urlsplit(os.environ["DATABASE_URL"])
-    name = (url.path.lstrip("/") or "incidentlib") + "_search_bench"
-    admin = urlunsplit(url._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    os.environ["DATABASE_URL"] = urlunsplit(url._replace(path="/" + name))
 
 
 def words(rng, vocabulary, count):
@@ -97,25 +81,12 @@ def generated_cases(seed, start, count):
     return cases
 
 
-def timed(function, repeat):
-    best = float("inf")
-    for _ in range(repeat):
-        started = time.perf_counter()
-        function()
-        best = min(best, time.perf_counter() - started)
-    return best
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs=2, default=[1000, 10000])
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    use_bench_database()
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "incidentlib.settings")
-    import django
-
-    django.setup()
+    use_bench_database("search_bench")
     from django.core.management import call_command
     from django.db import connection, reset_queries
     from django.test import Client
@@ -124,8 +95,7 @@ def main():
     from cases import search
     from cases.models import Case
 
-    call_command("migrate", verbosity=0)
-    seed = json.loads((ROOT / "fixtures" / "cases" / "IL-0137.json").read_text(encoding="utf-8"))
+    seed = seed_case()
     client = Client(HTTP_HOST="localhost")
     results = {}
     loaded = 0

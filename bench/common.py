@@ -1,0 +1,44 @@
+"""What the benchmarks share: their own database, Django set up on it, and a best-of timer."""
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def use_bench_database(suffix):
+    """DATABASE_URL to <its database>_<suffix>, dropped and created anew; Django set up on it."""
+    import psycopg
+
+    url = urlsplit(os.environ["DATABASE_URL"])
+    name = f"{url.path.lstrip('/') or 'incidentlib'}_{suffix}"
+    admin = urlunsplit(url._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    os.environ["DATABASE_URL"] = urlunsplit(url._replace(path="/" + name))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "incidentlib.settings")
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+
+
+def seed_case():
+    return json.loads((ROOT / "fixtures" / "cases" / "IL-0137.json").read_text(encoding="utf-8"))
+
+
+def timed(function, repeat):
+    """The best of `repeat` runs, in seconds: the least disturbed by a noisy machine."""
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.perf_counter()
+        function()
+        best = min(best, time.perf_counter() - started)
+    return best
