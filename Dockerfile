@@ -18,7 +18,7 @@ RUN pip install --no-deps -r requirements.lock
 COPY . .
 # The Korean translations are committed compiled (locale/ko/LC_MESSAGES/django.mo).
 RUN pip install --no-deps . \
-    && SECRET_KEY=collectstatic-only python manage.py collectstatic --no-input
+    && python manage.py collectstatic --no-input
 
 USER incidentlib
 EXPOSE 8000

@@ -49,12 +49,13 @@ def env_list(name, default):
 
 DEBUG = env_bool("DEBUG", False)
 
+# Without DEBUG there is no default key: the web server (incidentlib/wsgi.py) refuses to start
+# without one, and Django refuses to sign anything with an empty one; commands that sign
+# nothing (makemigrations, collectstatic) still run.
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
+if not SECRET_KEY and DEBUG:
     SECRET_KEY = "insecure-development-key-do-not-use-in-production"
-elif not DEBUG and (len(SECRET_KEY) < 32 or SECRET_KEY in ("change-me", "secret")):
+elif SECRET_KEY and not DEBUG and (len(SECRET_KEY) < 32 or SECRET_KEY in ("change-me", "secret")):
     raise ImproperlyConfigured(
         "SECRET_KEY is too weak for production: use at least 32 random characters, e.g. "
         "python -c 'import secrets; print(secrets.token_urlsafe(50))'"

@@ -23,10 +23,37 @@ def load_settings(**env):
     )
 
 
-def test_production_needs_a_secret_key():
-    result = load_settings(DATABASE_URL="postgres://x@localhost/x")
+def test_the_production_web_server_refuses_to_start_without_a_secret_key():
+    base = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY", "DATABASE_URL")}
+    result = subprocess.run(
+        [sys.executable, "-c", "import incidentlib.wsgi"],
+        cwd=ROOT,
+        env={**base, "DATABASE_URL": "postgres://x@localhost/x"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode != 0
     assert "SECRET_KEY must be set when DEBUG is off" in result.stderr
+
+
+def test_without_debug_there_is_no_default_secret_key():
+    result = load_settings(DATABASE_URL="postgres://x@localhost/x")
+    assert result.returncode == 0, result.stderr
+    check = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django; django.setup(); from django.conf import settings; settings.SECRET_KEY",
+        ],
+        cwd=ROOT,
+        env={k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY")}
+        | {"DJANGO_SETTINGS_MODULE": "incidentlib.settings"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "The SECRET_KEY setting must not be empty" in check.stderr
 
 
 def test_production_defaults_are_safe():
