@@ -17,15 +17,8 @@ from .models import LIST_FACETS, Facet
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "case.schema.json"
 
-# Texts stored as <name>_en / <name>_ko columns, by their name in the exchange format.
-BILINGUAL_FIELDS = {
-    "title": "title",
-    "summary": "summary",
-    "trigger": "trigger",
-    "symptoms_text": "symptoms_text",
-    "detection": "detection",
-    "lessons": "lessons",
-}
+# Texts stored as <name>_en / <name>_ko columns, named as in the exchange format.
+BILINGUAL_FIELDS = ("title", "summary", "trigger", "symptoms_text", "detection", "lessons")
 
 
 @cache
@@ -64,8 +57,8 @@ def case_to_exchange(case):
         "date": case.date.isoformat(),
         "date_kind": case.date_kind,
         **{
-            name: _bilingual(getattr(case, f"{column}_en"), getattr(case, f"{column}_ko"))
-            for name, column in BILINGUAL_FIELDS.items()
+            name: _bilingual(getattr(case, f"{name}_en"), getattr(case, f"{name}_ko"))
+            for name in BILINGUAL_FIELDS
         },
         "impact": {
             "scope": case.impact_scope,
@@ -126,9 +119,9 @@ def case_fields_from_exchange(data):
         ),
         "updated_at": parse_timestamp(data["updated_at"]),
     }
-    for name, column in BILINGUAL_FIELDS.items():
-        fields[f"{column}_en"] = data[name]["en"]
-        fields[f"{column}_ko"] = data[name]["ko"]
+    for name in BILINGUAL_FIELDS:
+        fields[f"{name}_en"] = data[name]["en"]
+        fields[f"{name}_ko"] = data[name]["ko"]
     return fields
 
 

@@ -587,20 +587,25 @@ class CaseStep(models.Model):
         return pick({"en": self.text_en, "ko": self.text_ko}, language)
 
 
+def step_constraints(prefix):
+    """The constraints of one CaseStep table: one item per position, an English text."""
+    return [
+        models.UniqueConstraint(
+            fields=["case", "position"],
+            name=f"{prefix}_position_unique",
+            deferrable=Deferrable.DEFERRED,
+        ),
+        models.CheckConstraint(condition=~Q(text_en=""), name=f"{prefix}_text_en"),
+    ]
+
+
 class RemediationStep(CaseStep):
     case = models.ForeignKey(Case, models.CASCADE, related_name="remediation_steps")
 
     class Meta(CaseStep.Meta):
         verbose_name = _("remediation step")
         verbose_name_plural = _("remediation")
-        constraints = [
-            models.UniqueConstraint(
-                fields=["case", "position"],
-                name="remediation_position_unique",
-                deferrable=Deferrable.DEFERRED,
-            ),
-            models.CheckConstraint(condition=~Q(text_en=""), name="remediation_text_en"),
-        ]
+        constraints = step_constraints("remediation")
 
 
 class ActionItem(CaseStep):
@@ -609,11 +614,4 @@ class ActionItem(CaseStep):
     class Meta(CaseStep.Meta):
         verbose_name = _("action item")
         verbose_name_plural = _("action items")
-        constraints = [
-            models.UniqueConstraint(
-                fields=["case", "position"],
-                name="action_item_position_unique",
-                deferrable=Deferrable.DEFERRED,
-            ),
-            models.CheckConstraint(condition=~Q(text_en=""), name="action_item_text_en"),
-        ]
+        constraints = step_constraints("action_item")

@@ -4,7 +4,6 @@ from django import template
 from django.utils.translation import get_language
 
 from cases.durations import duration_in_words
-from cases.languages import pick
 from cases.models import Facet
 
 register = template.Library()
@@ -19,11 +18,6 @@ def localized(obj, name=None):
     if name in ("label", "description"):
         return getattr(obj, name)(language)
     return obj.text(name, language)
-
-
-@register.simple_tag
-def pick_text(values):
-    return pick(values, get_language())
 
 
 @register.inclusion_tag("includes/prose.html")
