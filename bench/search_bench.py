@@ -92,7 +92,7 @@ def main():
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from cases import search
+    from cases.listing import search
     from cases.models import Case
 
     seed = seed_case()

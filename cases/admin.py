@@ -3,7 +3,7 @@
 Editors are staff who may change cases; reviewers also hold `cases.review_case` (the
 Reviewer group), which alone shows the "Approve" and "Return to draft" buttons and actions.
 Nobody types a review by hand: `reviewed_by`, `reviewer` and `reviewed_at` are read-only
-and set by cases/review.py, which also keeps concurrent edits from overwriting each other.
+and set by cases/review/workflow.py, which also keeps concurrent edits from overwriting each other.
 """
 
 from collections import defaultdict
@@ -21,17 +21,7 @@ from django.utils.html import format_html
 from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
-from . import review
-from .admin_forms import (
-    APPROVE,
-    RETURN_TO_DRAFT,
-    CaseAdminForm,
-    JSONTextField,
-    MultilineTextField,
-    OrderedItemForm,
-    OrderedItemFormSet,
-)
-from .models import (
+from cases.models import (
     LIST_FACETS,
     ActionItem,
     Case,
@@ -42,6 +32,16 @@ from .models import (
     RemediationStep,
     Source,
     Term,
+)
+from cases.review import workflow as review
+from cases.review.forms import (
+    APPROVE,
+    RETURN_TO_DRAFT,
+    CaseAdminForm,
+    JSONTextField,
+    MultilineTextField,
+    OrderedItemForm,
+    OrderedItemFormSet,
 )
 
 # The change form's sections, in the order the case page reads.

@@ -1,6 +1,6 @@
 """The JSON API: cases in the exchange format, the taxonomy, and the whole library at once.
 
-- `/api/cases/`: the parameters of /cases/ (cases/filters.py) plus `page` and `per_page`;
+- `/api/cases/`: the parameters of /cases/ (cases/listing/selection.py) plus `page` and `per_page`;
   `{"total", "page", "pages", "per_page", "next", "previous", "results"}` where each result
   is a case in the exchange format (cases/schema/case.schema.json).
 - `/api/taxonomy/`: every facet and its terms, labels and descriptions in both languages,
@@ -25,11 +25,11 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 
-from .browsing import url_with
-from .exchange import public_case_to_exchange
-from .facets import library_counts
-from .filters import CaseFilter
-from .models import Case, Facet, Term
+from cases.exchange.format import public_case_to_exchange
+from cases.listing.counts import library_counts
+from cases.listing.page import url_with
+from cases.listing.selection import CaseFilter
+from cases.models import Case, Facet, Term
 
 MAX_PER_PAGE = 100
 # Cases fetched (with their lists, in a fixed number of queries) per step of the download.

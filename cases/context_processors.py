@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.utils.translation import get_language
 
-from .languages import content_language
+from cases.languages import content_language
 
 
 def language_links(request):

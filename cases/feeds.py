@@ -14,10 +14,10 @@ from django.utils.feedgenerator import Atom1Feed
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from .browsing import url_with
-from .filters import CaseFilter
-from .languages import content_language
-from .models import Case, Term
+from cases.languages import content_language
+from cases.listing.page import url_with
+from cases.listing.selection import CaseFilter
+from cases.models import Case, Term
 
 FEED_ENTRIES = 50
 

@@ -15,7 +15,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from .languages import pick
+from cases.languages import pick
 
 # The exchange format's patterns (cases/schema/case.schema.json), held once for the
 # validators (forms, admin, import) and the check constraints (the database).
@@ -371,7 +371,7 @@ class Case(models.Model):
             models.Index(fields=["-updated_at"], name="case_updated_idx"),
             # The feed (reviewed cases, latest review first) and the reviewed=yes|no filter.
             models.Index(fields=["-reviewed_at"], name="case_reviewed_idx"),
-            # Full-text search (cases/search.py): search_vector @@ query.
+            # Full-text search (cases/listing/search.py): search_vector @@ query.
             GinIndex(fields=["search_vector"], name="case_search_idx"),
         ]
 
@@ -402,7 +402,7 @@ class Case(models.Model):
         else:
             # The import's check of the same values (here, not imported at the top: the
             # validation module reads the exchange format, which reads these models).
-            from .validation import field_path, unstorable_values
+            from cases.exchange.checks import field_path, unstorable_values
 
             problems = [
                 f"{field_path(('docs', *path))}: {problem}"

@@ -4,7 +4,7 @@ from django.contrib.sitemaps import Sitemap
 from django.db.models import Exists, OuterRef
 from django.urls import reverse
 
-from .models import Case, CaseTerm, Organisation, Term
+from cases.models import Case, CaseTerm, Organisation, Term
 
 
 class PageSitemap(Sitemap):

@@ -1,9 +1,10 @@
 from django.contrib.sitemaps.views import sitemap
 from django.urls import path, re_path
 
+from cases.feeds import CaseFeed
+from cases.sitemaps import SITEMAPS
+
 from . import api, views
-from .feeds import CaseFeed
-from .sitemaps import SITEMAPS
 
 app_name = "cases"
 

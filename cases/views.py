@@ -8,12 +8,12 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from . import search
-from .browsing import CaseListing, TermIndex
-from .exchange import public_case_to_exchange
-from .facets import library_counts
-from .languages import content_language
-from .models import Case, Facet, Organisation, Term, validate_http_url
+from cases.exchange.format import public_case_to_exchange
+from cases.languages import content_language
+from cases.listing import search
+from cases.listing.counts import library_counts
+from cases.listing.page import CaseListing, TermIndex
+from cases.models import Case, Facet, Organisation, Term, validate_http_url
 
 RECENT_CASES = 8
 HOME_TERMS_PER_FACET = 8

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from cases.exchange import case_to_exchange
+from cases.exchange.format import case_to_exchange
 from cases.models import Case, Organisation, Term
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from cases.importing import CaseImport
+from cases.exchange.importer import CaseImport
 from cases.models import Case
 
 from .conftest import (

@@ -6,7 +6,7 @@ import jsonschema
 import pytest
 from django.test import Client
 
-from cases.exchange import case_schema
+from cases.exchange.format import case_schema
 from cases.models import Term
 
 from .conftest import exported, import_cases, seed_case, write_json

@@ -6,7 +6,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from cases.importing import FACET_FIELDS, term_slugs
+from cases.exchange.importer import FACET_FIELDS, term_slugs
 from cases.models import Case
 
 from .conftest import FIXTURES, SEED, library_state

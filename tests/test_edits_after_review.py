@@ -72,7 +72,7 @@ def test_a_content_change_returns_a_reviewed_case_to_draft(client, reviewed, use
     ids=["source", "remediation step", "action item", "tag", "related case"],
 )
 def test_a_change_to_a_list_counts_as_content(client, reviewed, editor, changes, tmp_path):
-    from .conftest import import_cases, make_case, write_json
+    from tests.conftest import import_cases, make_case, write_json
 
     import_cases(write_json(tmp_path / "other.json", make_case("T-1")))
     logged_in(client, editor)

@@ -1,7 +1,7 @@
 import pytest
 from django.core.management import call_command
 
-from cases import search
+from cases.listing import search
 from cases.models import Case
 
 from .library import plain_case, store

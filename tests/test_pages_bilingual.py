@@ -109,7 +109,7 @@ def test_term_labels_are_korean_where_written_and_marked_english_where_not(clien
 
 
 def test_a_korean_title_is_shown_and_a_missing_one_falls_back_marked(client, tmp_path, library):
-    from .library import plain_case
+    from tests.library import plain_case
 
     store(tmp_path, plain_case("K-1", title={"en": "Only in English", "ko": None}), name="k.json")
     html = get(client, "/cases/", "ko")
@@ -123,7 +123,7 @@ def test_a_korean_title_is_shown_and_a_missing_one_falls_back_marked(client, tmp
             "/feed/", "/sources/?url=https://example.com/x"],
 )  # fmt: skip
 def test_case_text_is_escaped_on_every_page(client, tmp_path, url):
-    from .library import REVIEWED, plain_case
+    from tests.library import REVIEWED, plain_case
 
     store(
         tmp_path,

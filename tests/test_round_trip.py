@@ -6,7 +6,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from cases.exchange import same_case
+from cases.exchange.format import same_case
 
 from .conftest import FIXTURES, SEED, import_cases
 

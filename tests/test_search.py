@@ -5,7 +5,7 @@ import re
 import pytest
 from django.db import connection
 
-from cases import search
+from cases.listing import search
 from cases.models import Case, Organisation, RemediationStep
 
 from .conftest import import_cases, seed_case, write_json

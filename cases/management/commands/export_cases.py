@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from cases.exchange import case_to_exchange, cases_json
+from cases.exchange.format import case_to_exchange, cases_json
 from cases.models import Case
 
 

@@ -7,7 +7,7 @@ anything is written; then all are written in one transaction, or none is.
 
 from django.core.management.base import BaseCommand, CommandError
 
-from cases.importing import CaseImport
+from cases.exchange.importer import CaseImport
 
 
 class Command(BaseCommand):

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from cases.taxonomy import load_taxonomy
+from cases.exchange.taxonomy import load_taxonomy
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 

@@ -1,8 +1,8 @@
-"""Create or update taxonomy terms from a JSON file (see cases/taxonomy.py for its shape)."""
+"""Create or update taxonomy terms from a JSON file (see cases/exchange/taxonomy.py for its shape)."""
 
 from django.core.management.base import BaseCommand, CommandError
 
-from cases.taxonomy import load_taxonomy
+from cases.exchange.taxonomy import load_taxonomy
 
 
 class Command(BaseCommand):

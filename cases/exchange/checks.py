@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from jsonschema import Draft202012Validator, FormatChecker, validators
 from jsonschema.exceptions import ValidationError
 
-from .exchange import case_schema
+from cases.exchange.format import case_schema
 
 # Fractions beyond microseconds would be cut on storing, changing the instant: refused.
 RFC3339 = re.compile(

@@ -18,7 +18,7 @@ from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
-from .models import Case
+from cases.models import Case
 
 # Kept in English in the history and translated when shown
 # (templates/admin/cases/case/object_history.html).

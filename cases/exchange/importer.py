@@ -12,9 +12,10 @@ from django.db import DatabaseError, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from . import validation
-from .exchange import case_fields_from_exchange, case_to_exchange, same_case
-from .models import (
+from cases.exchange import checks
+from cases.exchange.files import Problem, read_case_files
+from cases.exchange.format import case_fields_from_exchange, case_to_exchange, same_case
+from cases.models import (
     LIST_FACETS,
     ActionItem,
     Case,
@@ -26,7 +27,6 @@ from .models import (
     Source,
     Term,
 )
-from .reading import Problem, read_case_files
 
 FACET_FIELDS = [Facet.SEVERITY, Facet.ROOT_CAUSE, *LIST_FACETS]
 
@@ -99,8 +99,8 @@ class CaseImport:
         for record in records:
             if not isinstance(record.data, dict):
                 record.problem("must be a case object")
-            elif validation.check_format(record):
-                validation.check_own_rules(record)
+            elif checks.check_format(record):
+                checks.check_own_rules(record)
             if not record.problems:
                 valid.append(record)
         with_ids = [r for r in records if r.case_id]

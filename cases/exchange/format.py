@@ -13,9 +13,9 @@ from pathlib import Path
 
 from django.conf import settings
 
-from .models import LIST_FACETS, Facet
+from cases.models import LIST_FACETS, Facet
 
-SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "case.schema.json"
+SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "case.schema.json"
 
 # Texts stored as <name>_en / <name>_ko columns, named as in the exchange format.
 BILINGUAL_FIELDS = ("title", "summary", "trigger", "symptoms_text", "detection", "lessons")

@@ -25,9 +25,9 @@ from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from . import search
-from .facets import count_facets
-from .filters import (
+from cases.languages import content_language
+from cases.listing.counts import count_facets
+from cases.listing.selection import (
     FACET_PARAMS,
     MULTIPLE_PARAMS,
     REVIEW_STATES,
@@ -36,8 +36,9 @@ from .filters import (
     CaseFilter,
     facet_condition,
 )
-from .languages import content_language
-from .models import Case, Facet, Term
+from cases.models import Case, Facet, Term
+
+from . import search
 
 # Parameters that are not part of the selection: a link that changes it drops them.
 NOT_SELECTION = ("page", "lang")

@@ -24,7 +24,7 @@ from django.db.models import F, Func, Q, TextField, Value
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
-from .languages import LocalizedText
+from cases.languages import LocalizedText
 
 MAX_QUERY_LENGTH = 200
 

@@ -11,8 +11,8 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from .models import Facet, Term, validate_slug
-from .reading import Problem
+from cases.exchange.files import Problem
+from cases.models import Facet, Term, validate_slug
 
 
 @dataclass

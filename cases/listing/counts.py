@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from django.db import connection
 from django.db.models import BooleanField, ExpressionWrapper
 
-from .filters import FACET_PARAMS, MULTIPLE_PARAMS
-from .models import Case, CaseTerm, Organisation, Term
+from cases.listing.selection import FACET_PARAMS, MULTIPLE_PARAMS
+from cases.models import Case, CaseTerm, Organisation, Term
 
 
 @dataclass

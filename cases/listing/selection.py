@@ -7,12 +7,12 @@ parameters through `CaseFilter`:
   of that facet, repeated for several (a case having any of them);
 - `org`: slugs of organisations with a public case, likewise; `reviewed`: `yes` or `no`;
 - `year_from`, `year_to`: the case's year, inclusive; `updated_since`: an ISO 8601 time;
-- `q`: words to search for (cases/search.py); `sort`: `relevance`, `date` or `updated`,
+- `q`: words to search for (cases/listing/search.py); `sort`: `relevance`, `date` or `updated`,
   newest first (by default relevance when searching, else date; with `updated_since` and no
   `sort`, the oldest change first, the order an incremental sync wants).
 
 The facet filters (the taxonomy, `org` and `reviewed`) are kept apart from the others as
-conditions, one per parameter, because facet counts (cases/facets.py) need the selection
+conditions, one per parameter, because facet counts (cases/listing/counts.py) need the selection
 without each of them in turn; the others too are conditions, for the empty state's counts.
 """
 
@@ -22,8 +22,9 @@ from django.core.exceptions import ValidationError
 from django.db.models import Exists, OuterRef, Q
 from django.utils.translation import gettext_lazy as _
 
+from cases.models import LIST_FACETS, Case, CaseTerm, Facet, Organisation, Term, validate_slug
+
 from . import search
-from .models import LIST_FACETS, Case, CaseTerm, Facet, Organisation, Term, validate_slug
 
 TERM_PARAMS = tuple(Facet.values)
 # Parameters shown as facets, with counts: the taxonomy, then organisations and review.

@@ -6,7 +6,7 @@ from django import forms
 from django.utils.functional import cached_property
 from django.utils.translation import gettext_lazy as _
 
-from . import review
+from cases.review import workflow as review
 
 APPROVE, RETURN_TO_DRAFT = "_approve", "_return_to_draft"
 UNPAIRED_SURROGATE = re.compile("[\ud800-\udfff]")
