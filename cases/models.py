@@ -1,11 +1,15 @@
 """The case library: cases, their organisations, sources, steps, taxonomy terms and links."""
 
+import datetime
+from dataclasses import dataclass
+
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator, MinLengthValidator, RegexValidator
-from django.db import models
+from django.db import connection, models
 from django.db.models import Count, Deferrable, Exists, OuterRef, Q, Subquery
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
@@ -16,45 +20,69 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from cases.languages import pick
+from cases.patterns import (
+    CASE_ID_PATTERN,
+    DURATION_PATTERN,
+    HTTP_URL_PATTERN,
+    SLUG_PATTERN,
+    whole,
+)
 
-# The exchange format's patterns (cases/schema/case.schema.json), held once for the
-# validators (forms, admin, import) and the check constraints (the database).
-CASE_ID_PATTERN = r"^[A-Z][A-Z0-9]{0,9}-[0-9]{1,8}$"
-SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
-HTTP_URL_PATTERN = r"^https?://[^\s]+$"
-DURATION_PATTERN = r"^P(?!$)(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?$"
 TEXT_MAX_LENGTH = 100_000
 
-validate_case_id = RegexValidator(
-    r"^[A-Z][A-Z0-9]{0,9}-[0-9]{1,8}\Z", _("Enter a case id such as IL-0137.")
-)
+validate_case_id = RegexValidator(whole(CASE_ID_PATTERN), _("Enter a case id such as IL-0137."))
 validate_slug = RegexValidator(
-    r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z", _("Use lowercase letters, digits and single hyphens.")
+    whole(SLUG_PATTERN), _("Use lowercase letters, digits and single hyphens.")
 )
 validate_http_url = RegexValidator(
-    r"^https?://[^\s]+\Z", _("Enter an http:// or https:// address without spaces.")
+    whole(HTTP_URL_PATTERN), _("Enter an http:// or https:// address without spaces.")
 )
 validate_duration = RegexValidator(
-    r"^P(?!\Z)(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?\Z",
-    _("Enter an ISO 8601 duration such as PT45M, PT8H or P2DT3H."),
+    whole(DURATION_PATTERN), _("Enter an ISO 8601 duration such as PT45M, PT8H or P2DT3H.")
 )
 
 
-def bilingual_text(name, verbose_name, required=False):
-    """The English and Korean columns of one text; null keeps 'not written' apart from ''."""
-    validators = [MaxLengthValidator(TEXT_MAX_LENGTH)]
-    english = models.TextField(
+def english_text(verbose_name, required=False):
+    """The English column of a bilingual text; null keeps 'not written' apart from ''."""
+    return models.TextField(
         format_lazy("{} ({})", verbose_name, _("English")),
         **({} if required else {"null": True, "blank": True}),
-        validators=validators + ([MinLengthValidator(1)] if required else []),
+        validators=[MaxLengthValidator(TEXT_MAX_LENGTH)]
+        + ([MinLengthValidator(1)] if required else []),
     )
-    korean = models.TextField(
+
+
+def korean_text(verbose_name):
+    """The Korean column of a bilingual text: never required (English is the fallback)."""
+    return models.TextField(
         format_lazy("{} ({})", verbose_name, _("Korean")),
         null=True,
         blank=True,
-        validators=validators,
+        validators=[MaxLengthValidator(TEXT_MAX_LENGTH)],
     )
-    return {f"{name}_en": english, f"{name}_ko": korean}
+
+
+# The rules about a case's links, said once: the constraints, the admin (Case.clean) and the
+# import (cases/exchange/checks.py, importer.py) all use these.
+OWN_RECURRENCE = _("A case cannot be a recurrence of itself.")
+RELATED_TO_ITSELF = _("A case cannot be related to itself.")
+RECURRENCE_LOOP = _("The recurrence chain would loop back to this case.")
+
+
+def recurrence_loops(case_id, recurrence_of, parent_of):
+    """Whether making `case_id` a recurrence of `recurrence_of` closes a loop.
+
+    `parent_of(id)` gives the case `id` is a recurrence of, or None. The walk up the chain
+    stops at a loop that does not pass through `case_id` (stored data can hold none, but a
+    run being imported might).
+    """
+    seen, current = set(), recurrence_of
+    while current and current not in seen:
+        if current == case_id:
+            return True
+        seen.add(current)
+        current = parent_of(current)
+    return False
 
 
 class Facet(models.TextChoices):
@@ -226,12 +254,18 @@ class Case(models.Model):
     date = models.DateField(_("date"))
     date_kind = models.CharField(_("what the date is"), max_length=20, choices=DateKind.choices)
 
-    locals().update(bilingual_text("title", _("title"), required=True))
-    locals().update(bilingual_text("summary", _("summary"), required=True))
-    locals().update(bilingual_text("trigger", _("trigger")))
-    locals().update(bilingual_text("symptoms_text", _("symptoms")))
-    locals().update(bilingual_text("detection", _("detection")))
-    locals().update(bilingual_text("lessons", _("lessons")))
+    title_en = english_text(_("title"), required=True)
+    title_ko = korean_text(_("title"))
+    summary_en = english_text(_("summary"), required=True)
+    summary_ko = korean_text(_("summary"))
+    trigger_en = english_text(_("trigger"))
+    trigger_ko = korean_text(_("trigger"))
+    symptoms_text_en = english_text(_("symptoms"))
+    symptoms_text_ko = korean_text(_("symptoms"))
+    detection_en = english_text(_("detection"))
+    detection_ko = korean_text(_("detection"))
+    lessons_en = english_text(_("lessons"))
+    lessons_ko = korean_text(_("lessons"))
 
     impact_scope = models.TextField(
         _("impact: scope"), null=True, blank=True, validators=[MaxLengthValidator(4000)]
@@ -316,9 +350,12 @@ class Case(models.Model):
         _("changed by"), max_length=150, null=True, blank=True, editable=False
     )
     changed_at = models.DateTimeField(_("changed at"), default=timezone.now, editable=False)
-    # Written by the database, never by Django: the triggers of migration 0003 rebuild it
-    # whenever the case, its remediation steps or its organisation's name change.
+    # Written by the database, never by Django (cases/database.sql): rebuilt whenever the
+    # case, its remediation steps or its organisation's name change.
     search_vector = SearchVectorField(null=True, editable=False)
+    # Written by the database too: the ids of every term of the case (tags, severity, root
+    # cause), sorted, for the list filters and facet counts (cases/listing/).
+    term_ids = ArrayField(models.IntegerField(), default=list, editable=False)
 
     objects = CaseQuerySet.as_manager()
 
@@ -348,7 +385,7 @@ class Case(models.Model):
             models.CheckConstraint(
                 condition=~Q(recurrence_of=models.F("id")),
                 name="case_not_own_recurrence",
-                violation_error_message=_("A case cannot be a recurrence of itself."),
+                violation_error_message=OWN_RECURRENCE,
             ),
             models.CheckConstraint(
                 condition=Q(url__isnull=True) | Q(url__regex=HTTP_URL_PATTERN),
@@ -373,6 +410,8 @@ class Case(models.Model):
             models.Index(fields=["-reviewed_at"], name="case_reviewed_idx"),
             # Full-text search (cases/listing/search.py): search_vector @@ query.
             GinIndex(fields=["search_vector"], name="case_search_idx"),
+            # The list filters by term (term_ids && ARRAY[...]).
+            GinIndex(fields=["term_ids"], name="case_term_ids_idx"),
         ]
 
     def __str__(self):
@@ -394,9 +433,11 @@ class Case(models.Model):
         """The import's rules about one case that no field or constraint can say, on their field."""
         errors = {}
         if self.recurrence_of_id and self.recurrence_of_id == self.id:
-            errors["recurrence_of"] = _("A case cannot be a recurrence of itself.")
-        elif self.recurrence_of_id and self.id in self.earlier_cases(self.recurrence_of_id):
-            errors["recurrence_of"] = _("The recurrence chain would loop back to this case.")
+            errors["recurrence_of"] = OWN_RECURRENCE
+        elif self.recurrence_of_id and recurrence_loops(
+            self.id, self.recurrence_of_id, Case.stored_recurrence_of
+        ):
+            errors["recurrence_of"] = RECURRENCE_LOOP
         if not isinstance(self.docs, list):
             errors["docs"] = _("Enter a list (a JSON array) of further documents.")
         else:
@@ -414,15 +455,9 @@ class Case(models.Model):
             raise ValidationError(errors)
 
     @staticmethod
-    def earlier_cases(case_id):
-        """Ids of `case_id` and of the stored cases it repeats, up its recurrence chain."""
-        chain = []
-        while case_id and case_id not in chain:
-            chain.append(case_id)
-            case_id = (
-                Case.objects.filter(id=case_id).values_list("recurrence_of_id", flat=True).first()
-            )
-        return chain
+    def stored_recurrence_of(case_id):
+        """The id of the case the stored case `case_id` is a recurrence of, or None."""
+        return Case.objects.filter(id=case_id).values_list("recurrence_of_id", flat=True).first()
 
     def text(self, name, language):
         """One of the bilingual texts ('title', 'summary', ...) in the reader's language."""
@@ -486,7 +521,7 @@ class RelatedCase(models.Model):
             models.CheckConstraint(
                 condition=~Q(from_case=models.F("to_case")),
                 name="related_case_not_itself",
-                violation_error_message=_("A case cannot be related to itself."),
+                violation_error_message=RELATED_TO_ITSELF,
             ),
         ]
 
@@ -496,7 +531,7 @@ class RelatedCase(models.Model):
     def clean(self):
         # The constraint says it too, but a form leaves from_case out of constraint checks.
         if self.from_case_id and self.from_case_id == self.to_case_id:
-            raise ValidationError({"to_case": _("A case cannot be related to itself.")})
+            raise ValidationError({"to_case": RELATED_TO_ITSELF})
 
 
 class SourceQuerySet(models.QuerySet):
@@ -574,7 +609,8 @@ class CaseStep(models.Model):
     """One item of an ordered bilingual list of a case (remediation, action items)."""
 
     position = models.PositiveSmallIntegerField(_("position"), default=0)
-    locals().update(bilingual_text("text", _("text"), required=True))
+    text_en = english_text(_("text"), required=True)
+    text_ko = korean_text(_("text"))
 
     class Meta:
         abstract = True
@@ -615,3 +651,50 @@ class ActionItem(CaseStep):
         verbose_name = _("action item")
         verbose_name_plural = _("action items")
         constraints = step_constraints("action_item")
+
+
+@dataclass(frozen=True)
+class LibraryState:
+    """The library as a request sees it: its generation, when it last changed, and whether
+    the request's own transaction has written to the database (its changes are not yet
+    anybody else's, nor under any generation: nothing may be cached or served from a cache)."""
+
+    generation: int
+    changed_at: datetime.datetime | None
+    writing: bool
+
+
+class LibraryManager(models.Manager):
+    def state(self):
+        """The LibraryState, in one query; generation 0 before the first write."""
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"""
+                SELECT (SELECT generation FROM {self.model._meta.db_table}),
+                       (SELECT changed_at FROM {self.model._meta.db_table}),
+                       pg_current_xact_id_if_assigned() IS NOT NULL
+                """
+            )
+            generation, changed_at, writing = cursor.fetchone()
+        return LibraryState(generation or 0, changed_at, writing)
+
+
+class Library(models.Model):
+    """The library's generation: one row, written by the database only (cases/database.sql).
+
+    Every committed change to a case, its lists, a term or an organisation gives it a new
+    generation, never given before, and sets `changed_at`. Cached pages and counts are kept
+    under the generation (cases/caching.py): a write makes them unreachable at once.
+    """
+
+    generation = models.BigIntegerField(_("generation"))
+    changed_at = models.DateTimeField(_("changed at"))
+
+    objects = LibraryManager()
+
+    class Meta:
+        verbose_name = _("library state")
+        constraints = [models.CheckConstraint(condition=Q(id=1), name="library_one_row")]
+
+    def __str__(self):
+        return f"generation {self.generation}"

@@ -2,13 +2,14 @@ from django.contrib.sitemaps.views import sitemap
 from django.urls import path, re_path
 
 from cases.feeds import CaseFeed
+from cases.patterns import CASE_ID_ANY_CASE
 from cases.sitemaps import SITEMAPS
 
 from . import api, views
 
 app_name = "cases"
 
-CASE_ID = r"(?P<case_id>[A-Za-z][A-Za-z0-9]{0,9}-[0-9]{1,8})"
+CASE_ID = f"(?P<case_id>{CASE_ID_ANY_CASE})"
 
 urlpatterns = [
     path("", views.home, name="home"),

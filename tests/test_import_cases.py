@@ -195,7 +195,7 @@ def test_malformed_json_lines_names_the_line(tmp_path, library):
         (lambda c: c["title"].update(en=""), "A-1: title.en: must not be empty"),
         (
             lambda c: c.update(recurrence_of="A-1"),
-            "A-1: recurrence_of: a case cannot be a recurrence of itself",
+            "A-1: recurrence_of: A case cannot be a recurrence of itself.",
         ),
         (
             lambda c: c.update(related=["ZZ-9"]),
@@ -286,7 +286,7 @@ def test_recurrence_cycles_are_refused(tmp_path, library):
         [make_case("A-1", recurrence_of="A-2"), make_case("A-2", recurrence_of="A-1")],
     )
     errors, _ = refused(tmp_path / "run.json")
-    assert "A-1: recurrence_of: the recurrence chain loops back to this case" in errors
+    assert "A-1: recurrence_of: The recurrence chain would loop back to this case." in errors
     assert library_state() == library
 
 

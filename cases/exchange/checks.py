@@ -13,7 +13,8 @@ from django.utils.translation import gettext as _
 from jsonschema import Draft202012Validator, FormatChecker, validators
 from jsonschema.exceptions import ValidationError
 
-from cases.exchange.format import case_schema
+from cases.models import OWN_RECURRENCE, RELATED_TO_ITSELF
+from cases.patterns import case_schema, whole
 
 # Fractions beyond microseconds would be cut on storing, changing the instant: refused.
 RFC3339 = re.compile(
@@ -48,9 +49,7 @@ def is_date_time(value):
 
 @cache
 def _whole_pattern(pattern):
-    # The schema's patterns end in `$`, which in Python (unlike JSON Schema's ECMA-262)
-    # also matches before a final newline: "high\n" would pass as a slug.
-    return re.compile(pattern.replace("$", r"\Z"))
+    return re.compile(whole(pattern))
 
 
 def _pattern(validator, pattern, instance, schema):
@@ -186,6 +185,6 @@ def check_own_rules(record):
                 f"is too long: at most {DURATION_MAX_LENGTH} characters", path=f"timeline.{name}"
             )
     if data["recurrence_of"] == data["id"]:
-        record.problem("a case cannot be a recurrence of itself", path="recurrence_of")
+        record.problem(str(OWN_RECURRENCE), path="recurrence_of")
     if data["id"] in data["related"]:
-        record.problem("a case cannot be related to itself", path="related")
+        record.problem(str(RELATED_TO_ITSELF), path="related")

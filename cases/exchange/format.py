@@ -9,21 +9,14 @@ the same JSON values.
 import datetime
 import json
 from functools import cache
-from pathlib import Path
 
 from django.conf import settings
 
 from cases.models import LIST_FACETS, Facet
-
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "case.schema.json"
+from cases.patterns import case_schema
 
 # Texts stored as <name>_en / <name>_ko columns, named as in the exchange format.
 BILINGUAL_FIELDS = ("title", "summary", "trigger", "symptoms_text", "detection", "lessons")
-
-
-@cache
-def case_schema():
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
 
 
 @cache

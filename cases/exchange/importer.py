@@ -17,6 +17,7 @@ from cases.exchange.files import Problem, read_case_files
 from cases.exchange.format import case_fields_from_exchange, case_to_exchange, same_case
 from cases.models import (
     LIST_FACETS,
+    RECURRENCE_LOOP,
     ActionItem,
     Case,
     CaseTerm,
@@ -26,6 +27,7 @@ from cases.models import (
     RemediationStep,
     Source,
     Term,
+    recurrence_loops,
 )
 
 FACET_FIELDS = [Facet.SEVERITY, Facet.ROOT_CAUSE, *LIST_FACETS]
@@ -179,17 +181,8 @@ class CaseImport:
         )
         parent.update({case_id: r.data["recurrence_of"] for case_id, r in in_run.items()})
         for case_id, record in in_run.items():
-            seen, current = {case_id}, parent.get(case_id)
-            while current:
-                if current == case_id:
-                    record.problem(
-                        "the recurrence chain loops back to this case", path="recurrence_of"
-                    )
-                    break
-                if current in seen:
-                    break
-                seen.add(current)
-                current = parent.get(current)
+            if recurrence_loops(case_id, parent.get(case_id), parent.get):
+                record.problem(str(RECURRENCE_LOOP), path="recurrence_of")
 
     def check_taxonomy(self, records):
         used = defaultdict(list)

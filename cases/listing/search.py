@@ -25,6 +25,7 @@ from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from cases.languages import LocalizedText
+from cases.patterns import any_case_id
 
 MAX_QUERY_LENGTH = 200
 
@@ -32,8 +33,6 @@ MAX_QUERY_LENGTH = 200
 # (the lookahead), one of them a Hangul syllable.
 KOREAN_LEXEME = r"'(?=(?:[^']|''){2})(?:[^']|'')*[가-힣](?:[^']|'')*'"
 
-# A search for a case id goes to the case; the same shape as the case page's URL takes.
-CASE_ID_SEARCH = re.compile(r"\s*([A-Za-z][A-Za-z0-9]{0,9}-[0-9]{1,8})\s*")
 
 # Private-use characters that cannot be mistaken for case text mark the matched words
 # in PostgreSQL's headline; `snippet_html` turns them into <mark> after escaping the rest.
@@ -58,9 +57,9 @@ class LibraryQuery(SearchQuery):
 
 
 def case_id_in(text):
-    """The case id the search text consists of, upper-cased, or None."""
-    match = CASE_ID_SEARCH.fullmatch(text or "")
-    return match.group(1).upper() if match else None
+    """The case id the search text consists of, upper-cased, or None: a search for it goes
+    to the case."""
+    return any_case_id(text)
 
 
 def condition(text):

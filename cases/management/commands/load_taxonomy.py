@@ -1,4 +1,4 @@
-"""Create or update taxonomy terms from a JSON file (see cases/exchange/taxonomy.py for its shape)."""
+"""Create or update taxonomy terms from a JSON file (cases/exchange/taxonomy.py says its shape)."""
 
 from django.core.management.base import BaseCommand, CommandError
 

@@ -1,0 +1,45 @@
+"""cases/database.sql is what the database runs: every function of it, as written there."""
+
+import re
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from .library import DRAFT, plain_case, store
+
+DATABASE_SQL = Path(__file__).resolve().parent.parent / "cases" / "database.sql"
+FUNCTION = re.compile(r"CREATE OR REPLACE FUNCTION (\w+)\(.*?AS \$\$(.*?)\$\$;", re.S)
+
+
+@pytest.mark.django_db
+def test_every_function_of_the_file_is_the_databases_own():
+    functions = FUNCTION.findall(DATABASE_SQL.read_text(encoding="utf-8"))
+    assert len(functions) >= 10
+    with connection.cursor() as cursor:
+        for name, body in functions:
+            cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = %s", [name])
+            assert cursor.fetchall() == [(body,)], name
+
+
+@pytest.mark.django_db(transaction=True)
+def test_each_committed_write_gives_the_library_a_generation_never_given_before(tmp_path):
+    from cases.models import Case, Library
+
+    before = Library.objects.state()
+    store(tmp_path, plain_case("G-1", review=DRAFT))
+    after_import = Library.objects.state()
+    Case.objects.filter(id="G-1").update(title_en="Another title")
+    after_update = Library.objects.state()
+    assert before.generation < after_import.generation < after_update.generation
+    assert after_update.changed_at >= after_import.changed_at
+    assert not after_update.writing
+
+
+@pytest.mark.django_db
+def test_a_transaction_that_wrote_is_told_so(tmp_path):
+    from cases.models import Library
+
+    assert not Library.objects.state().writing
+    store(tmp_path, plain_case("G-1", review=DRAFT))
+    assert Library.objects.state().writing
