@@ -25,9 +25,10 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 
+from cases.caching import public_page
 from cases.exchange.format import public_case_to_exchange
 from cases.listing.counts import library_counts
-from cases.listing.page import url_with
+from cases.listing.links import url_with
 from cases.listing.selection import CaseFilter
 from cases.models import Case, Facet, Term
 
@@ -83,6 +84,7 @@ def _both_languages(text):
 
 
 @read_only
+@public_page
 def case_list(request):
     unknown = sorted(set(request.GET) - set(CaseFilter.base_filters) - set(PAGING_PARAMS))
     if unknown:
@@ -99,7 +101,7 @@ def case_list(request):
     if per_page is None:
         bad["per_page"] = [_("Give a whole number from 1 to %(max)d.") % {"max": MAX_PER_PAGE}]
     selection = CaseFilter(
-        request.GET, Case.objects.published().for_page(), terms=Term.objects.all()
+        request.GET, Case.objects.published().for_page(), terms=Term.objects.index()
     )
     if not selection.is_valid():
         bad.update({name: list(messages) for name, messages in selection.errors.items()})
@@ -135,9 +137,11 @@ def case_list(request):
 
 
 @read_only
+@public_page
 def taxonomy(request):
-    counts = library_counts()
-    terms = list(Term.objects.all())
+    index = Term.objects.index()
+    counts = library_counts(index, request)
+    terms = index.all
     return _json(
         {
             "facets": [

@@ -15,7 +15,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from cases.languages import content_language
-from cases.listing.page import url_with
+from cases.listing.links import url_with
 from cases.listing.selection import CaseFilter
 from cases.models import Case, Term
 
@@ -33,7 +33,7 @@ class CaseFeed(Feed):
         selection = CaseFilter(
             request.GET,
             Case.objects.published().filter(reviewed_at__isnull=False).for_list(),
-            terms=Term.objects.all(),
+            terms=Term.objects.index(),
         )
         if not selection.is_valid():
             problems = "; ".join(

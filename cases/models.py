@@ -129,6 +129,30 @@ class Organisation(models.Model):
         return reverse("cases:org", args=[self.slug])
 
 
+class TermIndex:
+    """Every taxonomy term, loaded in one query (`Term.objects.index()`), by facet, slug and id."""
+
+    def __init__(self, terms):
+        self.all = list(terms)
+        self._by_key = {(term.facet, term.slug): term for term in self.all}
+        self.by_id = {term.id: term for term in self.all}
+
+    def of(self, facet):
+        return [term for term in self.all if term.facet == facet]
+
+    def get(self, facet, slug):
+        return self._by_key.get((facet, slug))
+
+    def ids(self, facet, slugs):
+        """The ids of the facet's terms with these slugs (unknown slugs left out)."""
+        return [self._by_key[(facet, slug)].id for slug in slugs if (facet, slug) in self._by_key]
+
+
+class TermQuerySet(models.QuerySet):
+    def index(self):
+        return TermIndex(self)
+
+
 class Term(models.Model):
     """A taxonomy term: one slug of one facet, with labels and descriptions in both languages."""
 
@@ -138,6 +162,8 @@ class Term(models.Model):
     label_ko = models.CharField(_("label (Korean)"), max_length=200, blank=True)
     description_en = models.TextField(_("description (English)"), blank=True)
     description_ko = models.TextField(_("description (Korean)"), blank=True)
+
+    objects = TermQuerySet.as_manager()
 
     class Meta:
         ordering = ["facet", "slug"]
@@ -662,6 +688,13 @@ class LibraryState:
     generation: int
     changed_at: datetime.datetime | None
     writing: bool
+
+    @property
+    def version(self):
+        """The generation with the time it was given: unique even if a restored backup gives
+        the sequence's numbers again (the cache may hold pages of the lost ones)."""
+        stamp = int(self.changed_at.timestamp() * 1_000_000) if self.changed_at else 0
+        return f"{self.generation}.{stamp}"
 
 
 class LibraryManager(models.Manager):

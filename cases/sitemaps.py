@@ -1,13 +1,22 @@
-"""/sitemap.xml: the public pages a search engine should know, cases with their last update."""
+"""/sitemap.xml: an index of the sections a search engine reads: the site's own pages, the cases
+(with their last update), the taxonomy terms and organisations, each cut into pages of at most
+SECTION_SIZE addresses (/sitemap-cases.xml?p=2)."""
 
 from django.contrib.sitemaps import Sitemap
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, Max, OuterRef
 from django.urls import reverse
 
 from cases.models import Case, CaseTerm, Organisation, Term
 
+# Addresses per section of the sitemap (search engines take up to 50,000).
+SECTION_SIZE = 10_000
 
-class PageSitemap(Sitemap):
+
+class LibrarySitemap(Sitemap):
+    limit = SECTION_SIZE
+
+
+class PageSitemap(LibrarySitemap):
     changefreq = "daily"
 
     def items(self):
@@ -17,7 +26,7 @@ class PageSitemap(Sitemap):
         return reverse(name)
 
 
-class CaseSitemap(Sitemap):
+class CaseSitemap(LibrarySitemap):
     changefreq = "monthly"
 
     def items(self):
@@ -26,8 +35,12 @@ class CaseSitemap(Sitemap):
     def lastmod(self, case):
         return case.updated_at
 
+    def get_latest_lastmod(self):
+        # For the index: one aggregate, not every case's lastmod read one by one.
+        return self.items().aggregate(latest=Max("updated_at"))["latest"]
 
-class TermSitemap(Sitemap):
+
+class TermSitemap(LibrarySitemap):
     changefreq = "weekly"
 
     def items(self):
@@ -44,7 +57,7 @@ class TermSitemap(Sitemap):
         )
 
 
-class OrganisationSitemap(Sitemap):
+class OrganisationSitemap(LibrarySitemap):
     changefreq = "weekly"
 
     def items(self):

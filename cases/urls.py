@@ -1,6 +1,7 @@
-from django.contrib.sitemaps.views import sitemap
+from django.contrib.sitemaps import views as sitemap_views
 from django.urls import path, re_path
 
+from cases.caching import public_page
 from cases.feeds import CaseFeed
 from cases.patterns import CASE_ID_ANY_CASE
 from cases.sitemaps import SITEMAPS
@@ -21,8 +22,20 @@ urlpatterns = [
     path("orgs/", views.organisation_list, name="orgs"),
     path("orgs/<slug:slug>/", views.organisation_detail, name="org"),
     path("sources/", views.source_cases, name="sources"),
-    path("feed/", CaseFeed(), name="feed"),
-    path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
+    path("feed/", public_page(CaseFeed()), name="feed"),
+    # A sitemap index, and its sections of at most SECTION_SIZE addresses (?p=2 ...).
+    path(
+        "sitemap.xml",
+        public_page(sitemap_views.index),
+        {"sitemaps": SITEMAPS, "sitemap_url_name": "cases:sitemap_section"},
+        name="sitemap",
+    ),
+    path(
+        "sitemap-<section>.xml",
+        public_page(sitemap_views.sitemap),
+        {"sitemaps": SITEMAPS},
+        name="sitemap_section",
+    ),
     path("robots.txt", views.robots_txt, name="robots"),
     path("api/cases/", api.case_list, name="api_cases"),
     path("api/cases.jsonl", api.bulk_download, name="api_bulk"),

@@ -8,11 +8,12 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
+from cases.caching import public_page
 from cases.exchange.format import public_case_to_exchange
 from cases.languages import content_language
 from cases.listing import search
 from cases.listing.counts import library_counts
-from cases.listing.page import CaseListing, TermIndex
+from cases.listing.page import CaseListing
 from cases.models import Case, Facet, Organisation, Term, validate_http_url
 
 RECENT_CASES = 8
@@ -25,6 +26,7 @@ def _get_case(case_id):
 
 
 @require_safe
+@public_page
 def case_detail(request, case_id):
     if case_id != case_id.upper():
         return redirect("cases:detail", case_id=case_id.upper(), permanent=True)
@@ -57,6 +59,7 @@ def case_detail(request, case_id):
 
 
 @require_safe
+@public_page
 def case_json(request, case_id):
     case = _get_case(case_id.upper())
     return JsonResponse(
@@ -73,10 +76,11 @@ def _popular_terms(terms, counts, facet, language, limit=None):
 
 
 @require_safe
+@public_page
 def home(request):
     language = content_language(get_language())
-    counts = library_counts()
-    terms = TermIndex(Term.objects.all())
+    terms = Term.objects.index()
+    counts = library_counts(terms, request)
     return render(
         request,
         "home.html",
@@ -106,15 +110,17 @@ def _case_list_page(request, listing, template, context=None):
 
 
 @require_safe
+@public_page
 def case_list(request):
     return _case_list_page(request, CaseListing(request), "cases/case_list.html")
 
 
 @require_safe
+@public_page
 def taxonomy(request):
     language = content_language(get_language())
-    counts = library_counts()
-    terms = TermIndex(Term.objects.all())
+    terms = Term.objects.index()
+    counts = library_counts(terms, request)
     facets = []
     for facet in Facet:
         facet_terms = [(term, counts.count(facet, term.slug)) for term in terms.of(facet)]
@@ -124,6 +130,7 @@ def taxonomy(request):
 
 
 @require_safe
+@public_page
 def term_detail(request, facet, slug):
     if facet not in Facet.values:
         raise Http404(_("There is no such facet."))
@@ -137,15 +144,19 @@ def term_detail(request, facet, slug):
 
 
 @require_safe
+@public_page
 def organisation_list(request):
-    return render(
-        request,
-        "cases/organisation_list.html",
-        {"organisations": Organisation.objects.with_public_cases().order_by("name")},
-    )
+    counts = library_counts(request=request)
+    organisations = [
+        {"slug": slug, "name": counts.org_names[slug], "case_count": counts.count("org", slug)}
+        for slug in counts.values("org")
+    ]
+    organisations.sort(key=lambda organisation: organisation["name"].casefold())
+    return render(request, "cases/organisation_list.html", {"organisations": organisations})
 
 
 @require_safe
+@public_page
 def organisation_detail(request, slug):
     organisation = get_object_or_404(Organisation.objects.with_public_cases(), slug=slug)
     listing = CaseListing(request, fixed=("org", slug), fixed_label=organisation.name)
@@ -155,6 +166,7 @@ def organisation_detail(request, slug):
 
 
 @require_safe
+@public_page
 def source_cases(request):
     url = request.GET.get("url", "").strip()
     if not url:
@@ -178,6 +190,7 @@ def source_cases(request):
 
 
 @require_safe
+@public_page
 def robots_txt(request):
     lines = [
         "User-agent: *",

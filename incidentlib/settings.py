@@ -175,7 +175,30 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 
+# The shared cache: Redis when REDIS_URL is set (every app server then shares it), else each
+# process's own memory (make run, make test). Pages and counts are cached under the library's
+# generation (cases/caching.py), so an entry is never stale; old ones just expire.
+REDIS_URL = os.environ.get("REDIS_URL", "")
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "incidentlib"),
+        "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+    }
+    if REDIS_URL
+    else {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "incidentlib",
+        "OPTIONS": {"MAX_ENTRIES": 5000},
+    }
+}
+
 # incidentlib's own settings
+# How long a cached page or count is kept (a write makes it unreachable before that anyway).
+INCIDENTLIB_CACHE_SECONDS = env_int("CACHE_SECONDS", 24 * 60 * 60)
+# max-age of the public pages' Cache-Control: 0 makes a CDN or proxy revalidate each time.
+INCIDENTLIB_CACHE_MAX_AGE = env_int("CACHE_MAX_AGE", 0)
 # Hide cases that are not yet reviewed from every public page, the feed, the sitemap and the API.
 INCIDENTLIB_HIDE_DRAFTS = env_bool("HIDE_DRAFTS", False)
 INCIDENTLIB_PAGE_SIZE = env_int("PAGE_SIZE", 20)

@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from .health import healthz
+from incidentlib.health import healthz
 
 urlpatterns = [
     path("admin/", admin.site.urls),

@@ -14,6 +14,14 @@ FIXTURES = ROOT / "fixtures"
 SEED = Path(__file__).resolve().parent / "data" / "seed-IL-0137.json"
 
 
+@pytest.fixture(autouse=True)
+def empty_cache():
+    """Each test starts with an empty cache (a shared Redis keeps entries across runs)."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 def seed_case():
     """The real case IL-0137, as the shared data holds it."""
     return json.loads(SEED.read_text(encoding="utf-8"))

@@ -47,6 +47,8 @@ PUBLIC_PAGES = [
     "/cases/R-1?lang=ko",
     "/feed/",
     "/sitemap.xml",
+    "/sitemap-cases.xml",
+    "/sitemap-organisations.xml",
     "/api/cases/",
     "/api/cases.jsonl",
     "/orgs/",
@@ -80,7 +82,7 @@ def test_searching_a_hidden_drafts_id_does_not_lead_to_it(client, library, hidde
 def test_a_reviewed_case_stays_public_when_drafts_are_hidden(client, library, hidden):
     page = client.get("/cases/R-1").content.decode()
     assert "Reviewed by olga on" in page
-    assert "/cases/R-1" in client.get("/sitemap.xml").content.decode()
+    assert "/cases/R-1" in client.get("/sitemap-cases.xml").content.decode()
 
 
 def test_with_the_setting_off_a_draft_is_public_and_marked_as_a_draft(client, library, settings):
@@ -90,7 +92,7 @@ def test_with_the_setting_off_a_draft_is_public_and_marked_as_a_draft(client, li
     assert "Draft: not yet reviewed" in page
     assert "Draft: not yet reviewed" not in client.get("/cases/R-1").content.decode()
     assert DRAFT_TITLE in client.get("/cases/").content.decode()
-    assert "/cases/D-1" in client.get("/sitemap.xml").content.decode()
+    assert "/cases/D-1" in client.get("/sitemap-cases.xml").content.decode()
 
 
 @pytest.mark.parametrize("value, hidden", [(None, False), ("1", True), ("0", False), ("yes", True)])

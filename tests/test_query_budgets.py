@@ -44,9 +44,10 @@ def library(request, tmp_path, settings):
     Term.objects.update(label_ko="한국어 이름")
 
 
-def test_the_case_list_runs_five_queries(client, library, django_assert_max_num_queries):
-    """Queries: the taxonomy terms; the number of matching cases; one page of them with
-    organisation, severity and root cause; their tags; the facet counts."""
+def test_the_case_list_runs_seven_queries(client, library, django_assert_max_num_queries):
+    """Queries: the library's state (its generation, for the cache); the taxonomy terms; the
+    number of matching cases; one page of them with organisation, severity and root cause;
+    their tags; the facet counts; when searching, the snippets of the page's cases."""
     for url in [
         "/cases/",
         "/cases/?q=relay&sort=relevance",
@@ -54,22 +55,22 @@ def test_the_case_list_runs_five_queries(client, library, django_assert_max_num_
         "/cases/?components=component-1&year_from=2003&page=1&lang=ko",
         "/taxonomy/components/component-2/",
     ]:
-        with django_assert_max_num_queries(5):
+        with django_assert_max_num_queries(7):
             assert client.get(url).status_code == 200, url
 
 
-def test_an_empty_case_list_runs_four_queries(client, library, django_assert_max_num_queries):
-    """Queries: the taxonomy terms; the number of matching cases (none); the facet counts; how
+def test_an_empty_case_list_runs_five_queries(client, library, django_assert_max_num_queries):
+    """Queries: the library's state; the taxonomy terms; the number of matching cases (none); the facet counts; how
     many cases removing the search, a year or the page's own term would give."""
     for url in [
         "/cases/?q=nowhere&domain=web&year_from=2001",
         "/taxonomy/components/component-2/?q=nowhere&year_to=2030",
     ]:
-        with django_assert_max_num_queries(4):
+        with django_assert_max_num_queries(5):
             assert client.get(url).status_code == 200, url
 
 
-def test_the_case_list_with_organisations_runs_six_queries(
+def test_the_case_list_with_organisations_runs_eight_queries(
     client, library, django_assert_max_num_queries
 ):
     """Queries: the organisations `org` names (are they public? their names); then those of
@@ -78,56 +79,61 @@ def test_the_case_list_with_organisations_runs_six_queries(
         "/cases/?org=org-1&org=org-3",
         "/cases/?q=중계기&domain=web&severity=high&severity=low&org=org-1&org=org-3&reviewed=yes",
     ]:
-        with django_assert_max_num_queries(6):
+        with django_assert_max_num_queries(8):
             assert client.get(url).status_code == 200, url
 
 
-def test_an_organisation_page_runs_six_queries(client, library, django_assert_max_num_queries):
+def test_an_organisation_page_runs_seven_queries(client, library, django_assert_max_num_queries):
     """Queries: the organisation; then those of the case list."""
-    with django_assert_max_num_queries(6):
+    with django_assert_max_num_queries(7):
         assert client.get("/orgs/org-1/").status_code == 200
 
 
-def test_the_home_page_runs_four_queries(client, library, django_assert_max_num_queries):
-    """Queries: the facet counts over the library; the taxonomy terms; the recent cases with
-    organisation, severity and root cause; their tags."""
-    with django_assert_max_num_queries(4):
+def test_the_home_page_runs_five_queries(client, library, django_assert_max_num_queries):
+    """Queries: the library's state; the taxonomy terms; the facet counts over the library;
+    the recent cases with organisation, severity and root cause; their tags."""
+    with django_assert_max_num_queries(5):
         assert client.get("/").status_code == 200
 
 
 def test_the_taxonomy_pages_run_few_queries(client, library, django_assert_max_num_queries):
-    # The facet counts over the library; the taxonomy terms.
-    with django_assert_max_num_queries(2):
+    # The library's state; the taxonomy terms; the facet counts over the library.
+    with django_assert_max_num_queries(3):
         assert client.get("/taxonomy/").status_code == 200
-    # The organisations with their numbers of cases.
-    with django_assert_max_num_queries(1):
+    # The same: the organisations and their numbers of cases are among the facet counts.
+    with django_assert_max_num_queries(3):
         assert client.get("/orgs/").status_code == 200
 
 
 def test_the_api_runs_a_fixed_number_of_queries(client, library, django_assert_max_num_queries):
-    """/api/cases/: the taxonomy terms; the number of matching cases; one page of them with
+    """/api/cases/: the library's state; the taxonomy terms; the number of matching cases; one page of them with
     organisation, severity, root cause, recurrence and reviewer; their sources (with how
     many cases cite each); remediation; action items; tags; related cases."""
     for url in ["/api/cases/", "/api/cases/?per_page=100", "/api/cases/?q=relay&domain=web"]:
-        with django_assert_max_num_queries(8):
+        with django_assert_max_num_queries(9):
             assert client.get(url).status_code == 200, url
-    # /api/taxonomy/: the facet counts; the terms.
-    with django_assert_max_num_queries(2):
+    # /api/taxonomy/: the library's state; the terms; the facet counts.
+    with django_assert_max_num_queries(3):
         assert client.get("/api/taxonomy/").status_code == 200
 
 
 def test_the_feed_sources_and_sitemap_run_few_queries(
     client, library, django_assert_max_num_queries
 ):
+    # Each page also reads the library's state first.
     # The taxonomy terms; the newest reviewed cases; their tags.
-    with django_assert_max_num_queries(3):
+    with django_assert_max_num_queries(4):
         assert client.get("/feed/?domain=web").status_code == 200
     # The number of cases citing the address; one page of them; their tags.
-    with django_assert_max_num_queries(3):
+    with django_assert_max_num_queries(4):
         assert client.get("/sources/?url=https://example.com/shared").status_code == 200
-    # A count and a list for each of cases, terms and organisations.
-    with django_assert_max_num_queries(6):
+    # The index: a count for each of cases, terms and organisations; the cases' latest update.
+    with django_assert_max_num_queries(5):
         assert client.get("/sitemap.xml").status_code == 200
+    # A section: its count and its page of addresses.
+    for section in ("cases", "taxonomy", "organisations"):
+        with django_assert_max_num_queries(3):
+            assert client.get(f"/sitemap-{section}.xml").status_code == 200
 
 
 def test_the_bulk_download_runs_its_queries_per_chunk_of_cases(

@@ -11,18 +11,47 @@ pytestmark = pytest.mark.django_db
 SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 
 
+def sitemap_sections(client):
+    """The addresses of the sitemap index's sections."""
+    index = ET.fromstring(client.get("/sitemap.xml").content)
+    assert index.tag == f"{SITEMAP}sitemapindex"
+    return [loc.text for loc in index.iter(f"{SITEMAP}loc")]
+
+
+def sitemap_entries(client):
+    """{address: its <lastmod> element} over every section of the sitemap."""
+    entries = {}
+    for section in sitemap_sections(client):
+        response = client.get(section.removeprefix("http://testserver"))
+        assert response.status_code == 200, section
+        for url in ET.fromstring(response.content).findall(f"{SITEMAP}url"):
+            entries[url.find(f"{SITEMAP}loc").text] = url.find(f"{SITEMAP}lastmod")
+    return entries
+
+
 def test_the_sitemap_lists_cases_with_their_last_update_and_the_browsing_pages(client, tmp_path):
     store(tmp_path, *six_cases())
-    root = ET.fromstring(client.get("/sitemap.xml").content)
-    entries = {
-        url.find(f"{SITEMAP}loc").text: url.find(f"{SITEMAP}lastmod")
-        for url in root.findall(f"{SITEMAP}url")
-    }
+    entries = sitemap_entries(client)
     assert entries["http://testserver/cases/A-1"].text == "2026-11-09"
     for page in ("/", "/cases/", "/taxonomy/", "/orgs/", "/taxonomy/components/dns/",
                  "/taxonomy/severity/critical/", "/orgs/globex/"):  # fmt: skip
         assert f"http://testserver{page}" in entries, page
     assert len([loc for loc in entries if "/cases/A-" in loc]) == 6
+
+
+def test_the_sitemap_is_an_index_of_sections_of_at_most_its_section_size(
+    client, tmp_path, monkeypatch
+):
+    from cases.sitemaps import CaseSitemap
+
+    store(tmp_path, *six_cases())
+    monkeypatch.setattr(CaseSitemap, "limit", 4)
+    sections = sitemap_sections(client)
+    assert "http://testserver/sitemap-cases.xml" in sections
+    assert "http://testserver/sitemap-cases.xml?p=2" in sections
+    second = ET.fromstring(client.get("/sitemap-cases.xml?p=2").content)
+    assert len(second.findall(f"{SITEMAP}url")) == 2
+    assert len([loc for loc in sitemap_entries(client) if "/cases/A-" in loc]) == 6
 
 
 def test_robots_txt_points_to_the_sitemap_and_keeps_crawlers_out_of_the_admin(client):

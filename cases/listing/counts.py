@@ -3,8 +3,9 @@
 One SQL query, whatever the size of the library or the number of values. It starts from
 the cases matching every parameter but the facet ones (search, years), flags each case
 with whether it meets each facet parameter in use, and counts, per value of every facet,
-the cases linked to it that meet the *other* facet parameters (`with_others`) and, of those,
-the ones the value's own facet parameter leaves out (`added`).
+the cases that have it and meet the *other* facet parameters (`with_others`) and, of those,
+the ones the value's own facet parameter leaves out (`added`). A case's terms come from its
+`term_ids` column (every term of it, kept by the database), so no tag table is joined.
 
 Within a facet the chosen values are alternatives (any of them), across facets they all
 apply. So choosing value v of facet F gives:
@@ -17,6 +18,9 @@ apply. So choosing value v of facet F gives:
 Summing `with_others` over the two `reviewed` rows (every case has exactly one) also gives,
 for each facet parameter in use, how many cases its removal would give: what the empty
 state suggests.
+
+The counts over the whole public library (home, taxonomy, organisations, the unfiltered
+list) are computed once per generation of the library and cached (`library_counts`).
 """
 
 from collections import defaultdict
@@ -25,8 +29,9 @@ from dataclasses import dataclass, field
 from django.db import connection
 from django.db.models import BooleanField, ExpressionWrapper
 
-from cases.listing.selection import FACET_PARAMS, MULTIPLE_PARAMS
-from cases.models import Case, CaseTerm, Organisation, Term
+from cases.caching import cached_value
+from cases.listing.selection import FACET_PARAMS, MULTIPLE_PARAMS, TERM_PARAMS
+from cases.models import Case, Organisation, Term
 
 
 @dataclass
@@ -50,17 +55,25 @@ class FacetCounts:
         found = [value for (p, value) in self.rows if p == param]
         return sorted(found, key=lambda value: (-self.count(param, value), value))
 
+    def with_chosen(self, chosen, total):
+        """The same counts read for another choice (the library's, for an unfiltered page)."""
+        return FacetCounts(total, chosen, self.rows, self.org_names, self.without)
+
 
 def _quoted(name):
     return connection.ops.quote_name(name)
 
 
-def count_facets(narrowed, conditions=None, chosen=None, total=0):
+def _int_array(ids):
+    return f"ARRAY[{','.join(str(int(i)) for i in ids)}]::integer[]"
+
+
+def count_facets(narrowed, terms, conditions=None, chosen=None, total=0):
     """Facet counts for the cases `narrowed` (all parameters but the facet ones applied).
 
-    `conditions` are the facet parameters in use ({parameter: Q}, from
-    CaseFilter.facet_conditions), `chosen` their values, `total` how many cases the whole
-    selection gives.
+    `terms` is the TermIndex; `conditions` are the facet parameters in use ({parameter: Q},
+    from CaseFilter.facet_conditions), `chosen` their values, `total` how many cases the
+    whole selection gives.
     """
     conditions = conditions or {}
     flags = {
@@ -70,7 +83,7 @@ def count_facets(narrowed, conditions=None, chosen=None, total=0):
     matching = (
         narrowed.order_by()
         .annotate(**flags)
-        .values("id", "severity_id", "root_cause_id", "organisation_id", "reviewed_at", *flags)
+        .values("term_ids", "organisation_id", "reviewed_at", *flags)
     )
     matching_sql, params = matching.query.sql_with_params()
 
@@ -78,71 +91,89 @@ def count_facets(narrowed, conditions=None, chosen=None, total=0):
         param: f"cases.{_quoted('meets_' + param)}" if param in conditions else "TRUE"
         for param in FACET_PARAMS
     }
+    flag_columns = "".join(f", {meets[param]}" for param in conditions)
 
     def meets_others(param):
-        others = [meets[p] for p in conditions if p != param]
-        return " AND ".join(others) or "TRUE"
+        return " AND ".join(meets[p] for p in conditions if p != param) or "TRUE"
 
     def by_facet(condition):
-        whens = " ".join(f"WHEN '{param}' THEN {condition(param)}" for param in FACET_PARAMS)
-        return f"CASE cases.facet {whens} END"
+        """The condition for a row, by the facet of its value."""
+        if not conditions:
+            return "TRUE"
+        term_whens = " ".join(
+            f"WHEN cases.value = ANY({_int_array(t.id for t in terms.of(param))}) "
+            f"THEN {condition(param)}"
+            for param in TERM_PARAMS
+        )
+        return (
+            f"CASE WHEN cases.kind = 'org' THEN {condition('org')} "
+            f"WHEN cases.kind = 'reviewed' THEN {condition('reviewed')} "
+            f"ELSE CASE {term_whens} ELSE FALSE END END"
+        )
 
     # A case missing two facet parameters or more counts for no value: leave it out early.
     misses = " + ".join(f"(NOT {meets[p]})::int" for p in conditions) or "0"
     without_columns = "".join(
         f", count(*) FILTER (WHERE {meets_others(param)})" for param in conditions
     )
-    term, case_term, organisation = (
-        _quoted(model._meta.db_table) for model in (Term, CaseTerm, Organisation)
-    )
+    organisation = _quoted(Organisation._meta.db_table)
     sql = f"""
         WITH matching AS ({matching_sql}),
         candidates AS (SELECT * FROM matching AS cases WHERE {misses} <= 1),
         links AS (
-            SELECT cases.*, term.facet, term.slug AS value, NULL::text AS name
+            SELECT 'term' AS kind, value{flag_columns}
+              FROM candidates AS cases, unnest(cases.term_ids) AS value
+            UNION ALL
+            SELECT 'org', cases.organisation_id::integer{flag_columns} FROM candidates AS cases
+            UNION ALL
+            SELECT 'reviewed', (cases.reviewed_at IS NOT NULL)::integer{flag_columns}
               FROM candidates AS cases
-              JOIN {case_term} AS link ON link.case_id = cases.id
-              JOIN {term} AS term ON term.id = link.term_id
-            UNION ALL
-            SELECT cases.*, 'severity', term.slug, NULL
-              FROM candidates AS cases JOIN {term} AS term ON term.id = cases.severity_id
-            UNION ALL
-            SELECT cases.*, 'root_cause', term.slug, NULL
-              FROM candidates AS cases JOIN {term} AS term ON term.id = cases.root_cause_id
-            UNION ALL
-            SELECT cases.*, 'org', org.slug, org.name
-              FROM candidates AS cases
-              JOIN {organisation} AS org ON org.id = cases.organisation_id
-            UNION ALL
-            SELECT cases.*, 'reviewed',
-                   CASE WHEN cases.reviewed_at IS NULL THEN 'no' ELSE 'yes' END, NULL
-              FROM candidates AS cases
+        ),
+        counted AS (
+            SELECT cases.kind, cases.value,
+                   count(*) FILTER (WHERE {by_facet(meets_others)}) AS with_others,
+                   count(*) FILTER (
+                       WHERE {by_facet(lambda p: f"{meets_others(p)} AND NOT {meets[p]}")}
+                   ) AS added
+                   {without_columns}
+              FROM links AS cases
+             GROUP BY cases.kind, cases.value
         )
-        SELECT cases.facet, cases.value, cases.name,
-               count(*) FILTER (WHERE {by_facet(meets_others)}),
-               count(*) FILTER (WHERE {by_facet(lambda p: f"{meets_others(p)} AND NOT {meets[p]}")})
-               {without_columns}
-          FROM links AS cases
-         GROUP BY cases.facet, cases.value, cases.name
+        SELECT counted.*, org.slug, org.name
+          FROM counted
+          LEFT JOIN {organisation} AS org ON counted.kind = 'org' AND org.id = counted.value
     """
     counts = FacetCounts(total=total, chosen=chosen or {})
     without = defaultdict(int)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        for facet, value, name, with_others, added, *removed in cursor.fetchall():
-            counts.rows[(facet, value)] = (with_others, added)
-            if name is not None:
-                counts.org_names[value] = name
-            if facet == "reviewed":
+        for kind, value, with_others, added, *rest in cursor.fetchall():
+            *removed, slug, name = rest
+            if kind == "term":
+                term = terms.by_id.get(value)
+                if term is None:
+                    continue
+                key = (term.facet, term.slug)
+            elif kind == "org":
+                key = ("org", slug)
+                counts.org_names[slug] = name
+            else:
+                key = ("reviewed", "yes" if value else "no")
                 for param, cases in zip(conditions, removed, strict=True):
                     without[param] += cases
+            counts.rows[key] = (with_others, added)
     counts.without = dict(without)
     return counts
 
 
-def library_counts():
-    """Facet counts over every public case, for the home and taxonomy pages."""
-    counts = count_facets(Case.objects.published())
-    # Every case is either reviewed or not: the two rows hold them all.
-    counts.total = sum(counts.count("reviewed", value) for value in ("yes", "no"))
-    return counts
+def library_counts(terms=None, request=None):
+    """Facet counts over every public case, for the home, taxonomy and organisation pages and
+    the unfiltered list: computed once per generation of the library."""
+
+    def compute():
+        counts = count_facets(Case.objects.published(), terms or Term.objects.index())
+        # Every case is either reviewed or not: the two rows hold them all.
+        counts.total = sum(counts.count("reviewed", value) for value in ("yes", "no"))
+        return counts
+
+    return cached_value("library-counts", compute, request)

@@ -25,6 +25,7 @@ from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from cases.languages import LocalizedText
+from cases.models import Case
 from cases.patterns import any_case_id
 
 MAX_QUERY_LENGTH = 200
@@ -101,6 +102,23 @@ def with_snippets(cases, text, languages):
             for language in languages
         }
     )
+
+
+def add_snippets(cases, text, language):
+    """Give each case of one page its `snippet` (cases/listing/query.py): one query that
+    highlights only those cases, in both languages (words of either may be what matched)."""
+    headlines = {
+        row["id"]: row
+        for row in with_snippets(
+            Case.objects.filter(id__in=[case.id for case in cases]), text, ["en", "ko"]
+        )
+        .order_by()
+        .values("id", "snippet_en", "snippet_ko")
+    }
+    for case in cases:
+        row = headlines.get(case.id, {})
+        case.snippet_en, case.snippet_ko = row.get("snippet_en"), row.get("snippet_ko")
+        case.snippet = pick_snippet(case, language)
 
 
 def snippet_html(headline):

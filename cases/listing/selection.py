@@ -19,10 +19,10 @@ without each of them in turn; the others too are conditions, for the empty state
 import django_filters
 from django import forms
 from django.core.exceptions import ValidationError
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from cases.models import LIST_FACETS, Case, CaseTerm, Facet, Organisation, Term, validate_slug
+from cases.models import Case, Facet, Organisation, Term, validate_slug
 
 from . import search
 
@@ -94,18 +94,11 @@ class YearFilter(django_filters.Filter):
     field_class = forms.IntegerField
 
 
-def facet_condition(param, value):
-    """The condition a case meets for one facet parameter's cleaned value."""
-    if param in LIST_FACETS:
-        return Q(
-            Exists(
-                CaseTerm.objects.filter(
-                    case=OuterRef("pk"), term__facet=param, term__slug__in=value
-                )
-            )
-        )
-    if param in (Facet.SEVERITY, Facet.ROOT_CAUSE):
-        return Q(**{f"{param}__in": Term.objects.filter(facet=param, slug__in=value)})
+def facet_condition(param, value, terms):
+    """The condition a case meets for one facet parameter's cleaned value; `terms`, the
+    TermIndex, gives the ids of term slugs (a case's terms are its `term_ids`)."""
+    if param in TERM_PARAMS:
+        return Q(term_ids__overlap=terms.ids(param, value))
     if param == "org":
         return Q(organisation__in=Organisation.objects.filter(slug__in=value))
     if param == "reviewed":
@@ -136,12 +129,13 @@ class CaseFilter(django_filters.FilterSet):
         model = Case
         fields = []
 
-    def __init__(self, data=None, queryset=None, *, terms=(), **kwargs):
-        """`terms`: every taxonomy term, loaded once by the caller; they are the valid slugs."""
+    def __init__(self, data=None, queryset=None, *, terms=None, **kwargs):
+        """`terms`: the TermIndex (every taxonomy term, loaded once): the valid slugs."""
         super().__init__(data, queryset, **kwargs)
+        self.terms = terms if terms is not None else Term.objects.index()
         for facet in TERM_PARAMS:
             self.filters[facet].extra["choices"] = [
-                (term.slug, term.label_en) for term in terms if term.facet == facet
+                (term.slug, term.label_en) for term in self.terms.of(facet)
             ]
 
     @property
@@ -171,7 +165,7 @@ class CaseFilter(django_filters.FilterSet):
     def facet_conditions(self):
         """{parameter: condition} for each facet parameter in use."""
         return {
-            param: facet_condition(param, value)
+            param: facet_condition(param, value, self.terms)
             for param, value in self.selection().items()
             if param in FACET_PARAMS
         }

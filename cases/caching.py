@@ -1,0 +1,148 @@
+"""Caching the public pages and the library's counts, so that they can never be stale.
+
+Everything is cached under the library's generation (cases.models.Library): the database
+replaces it at the commit of every write to a case, its lists, a term or an organisation,
+whatever makes the write (the import, the admin, a review, SQL). A write therefore makes
+every cached page and count unreachable at once; nothing has to be found and deleted.
+
+A page is cached (`@public_page`) only for a reader who sends no session cookie: someone
+logged in (a reviewer, an editor) is never served a cached page nor leaves one behind. The
+key holds what the page depends on besides the library: the address with its query string,
+the host and scheme (absolute links), the language the request resolved to (from `?lang`,
+the cookie or Accept-Language: LocaleMiddleware has chosen it before the view runs) and
+whether drafts are hidden. A request whose own transaction has written (the test client
+inside a test's transaction) bypasses the cache: its changes are under no generation yet.
+
+Each cached page answers conditional requests: its ETag names the generation and the key,
+so `If-None-Match` gets a 304 without the page being read from the cache; `Last-Modified`
+is the time of the library's last change. `Cache-Control: public` with `CACHE_MAX_AGE`
+(default 0: a shared cache in front revalidates each time, and a 304 costs one small query)
+lets a CDN or the proxy keep them. If the cache server goes away, pages are made afresh
+and a warning is logged; readers see no error.
+"""
+
+import hashlib
+import logging
+from functools import wraps
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpResponse, HttpResponseNotModified
+from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.utils.http import http_date, parse_etags
+from django.utils.translation import get_language
+
+from cases.models import Library
+
+logger = logging.getLogger(__name__)
+
+# Response headers kept with a cached page (the others are made anew for each answer).
+KEPT_HEADERS = ("Content-Type", "Content-Language", "Content-Disposition", "Allow")
+CACHE_HEADER = "X-Cache"
+
+
+def library_state(request=None):
+    """The library's state, read once per request (one small query)."""
+    if request is None:
+        return Library.objects.state()
+    if not hasattr(request, "_library_state"):
+        request._library_state = Library.objects.state()
+    return request._library_state
+
+
+def _is_personal(request):
+    return settings.SESSION_COOKIE_NAME in request.COOKIES
+
+
+def _cache_get(key):
+    try:
+        return cache.get(key)
+    except Exception:  # the cache server is away: make the page afresh
+        logger.warning("cache unavailable: reading %s", key, exc_info=True)
+        return None
+
+
+def _cache_set(key, value):
+    try:
+        cache.set(key, value, settings.INCIDENTLIB_CACHE_SECONDS)
+    except Exception:
+        logger.warning("cache unavailable: writing %s", key, exc_info=True)
+
+
+def cached_value(name, compute, request=None):
+    """`compute()`, cached under the library's generation (and whether drafts are hidden)."""
+    state = library_state(request)
+    if state.writing:
+        return compute()
+    key = f"value:{state.version}:{int(settings.INCIDENTLIB_HIDE_DRAFTS)}:{name}"
+    value = _cache_get(key)
+    if value is None:
+        value = compute()
+        _cache_set(key, value)
+    return value
+
+
+def page_key(request, version):
+    variant = "|".join(
+        [
+            request.scheme,
+            request.get_host(),
+            request.get_full_path(),
+            get_language() or "",
+            str(int(settings.INCIDENTLIB_HIDE_DRAFTS)),
+        ]
+    )
+    digest = hashlib.sha256(variant.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return f"page:{version}:{digest}"
+
+
+def _mark_public(response, state, etag):
+    response["ETag"] = etag
+    if state.changed_at:
+        response["Last-Modified"] = http_date(state.changed_at.timestamp())
+    patch_cache_control(
+        response, public=True, max_age=settings.INCIDENTLIB_CACHE_MAX_AGE, must_revalidate=True
+    )
+    patch_vary_headers(response, ("Cookie", "Accept-Language"))
+    return response
+
+
+def _mark_private(response):
+    patch_cache_control(response, private=True, no_cache=True)
+    patch_vary_headers(response, ("Cookie", "Accept-Language"))
+    return response
+
+
+def public_page(view):
+    """Serve the view's GET and HEAD answers from the cache, as the module says."""
+
+    @wraps(view)
+    def answer(request, *args, **kwargs):
+        if request.method not in ("GET", "HEAD") or _is_personal(request):
+            return _mark_private(view(request, *args, **kwargs))
+        state = library_state(request)
+        if state.writing:
+            return _mark_private(view(request, *args, **kwargs))
+        key = page_key(request, state.version)
+        etag = f'"{key.removeprefix("page:").replace(":", "-")}"'
+        if etag in parse_etags(request.headers.get("If-None-Match", "")):
+            return _mark_public(HttpResponseNotModified(), state, etag)
+        stored = _cache_get(key)
+        if stored is not None:
+            status, headers, content = stored
+            response = HttpResponse(content, status=status)
+            for name, value in headers:
+                response[name] = value
+            response[CACHE_HEADER] = "hit"
+            return _mark_public(response, state, etag)
+        response = view(request, *args, **kwargs)
+        if hasattr(response, "render") and callable(response.render):
+            response = response.render()
+        if response.status_code != 200 or response.streaming:
+            return _mark_private(response) if response.status_code >= 500 else response
+        headers = [(name, response[name]) for name in KEPT_HEADERS if response.has_header(name)]
+        _cache_set(key, (response.status_code, headers, response.content))
+        response[CACHE_HEADER] = "miss"
+        return _mark_public(response, state, etag)
+
+    return answer

@@ -1,0 +1,119 @@
+"""The queries of a list page: what the query string selects, one page of it, its counts.
+
+Queries, whatever the size of the library: the taxonomy terms (labels and valid slugs), the
+number of matching cases, one page of them, their tags, the snippets of that page when
+searching, and the facet counts (over the whole library: cached per generation, see
+cases/listing/counts.py); the organisations `org` names, when it is given; for an empty
+list, how many cases removing each filter that is not a facet one (the search, the years,
+the page's own) would give.
+"""
+
+from functools import reduce
+from operator import and_
+
+from django.conf import settings
+from django.core.paginator import Paginator
+from django.db.models import Count, Q
+
+from cases.listing import search
+from cases.listing.counts import count_facets, library_counts
+from cases.listing.selection import FACET_PARAMS, CaseFilter, facet_condition
+from cases.models import Case
+
+
+class ListingQuery:
+    def __init__(self, params, *, terms, fixed=None, request=None):
+        """`params`: the query string; `terms`: the TermIndex; `fixed`: (parameter, value),
+        the page's own filter, met by every case it lists."""
+        self.terms = terms
+        self.fixed = fixed
+        self.request = request
+        cases = Case.objects.published()
+        if fixed:
+            param, value = fixed
+            cases = cases.filter(facet_condition(param, [value], terms))
+        self.filterset = CaseFilter(params, cases, terms=terms)
+        self.page = None
+        self.cases = []
+        self.facets = None
+        # Parameter in use -> how many cases its removal gives, where known; the same for
+        # the page's own filter.
+        self.cases_without = {}
+        self.cases_without_fixed = None
+
+    def is_valid(self):
+        return self.filterset.is_valid()
+
+    @property
+    def errors(self):
+        return self.filterset.errors
+
+    @property
+    def search_text(self):
+        return self.filterset.search_text
+
+    @property
+    def selection(self):
+        return self.filterset.selection()
+
+    @property
+    def is_filtered(self):
+        return any(param != "sort" for param in self.selection)
+
+    @property
+    def sort_order(self):
+        return self.filterset.sort_order
+
+    def load(self, page_number, language):
+        """Run the page's queries; raises InvalidPage for a page that does not exist."""
+        paginator = Paginator(self.filterset.qs.for_list(), settings.INCIDENTLIB_PAGE_SIZE)
+        self.page = paginator.page(page_number)
+        self.cases = list(self.page.object_list)
+        if self.search_text and self.cases:
+            search.add_snippets(self.cases, self.search_text, language)
+        chosen = {p: v for p, v in self.selection.items() if p in FACET_PARAMS}
+        if self.is_filtered or self.fixed:
+            self.facets = count_facets(
+                self.filterset.narrow(self.filterset.queryset),
+                self.terms,
+                self.filterset.facet_conditions(),
+                chosen,
+                total=paginator.count,
+            )
+        else:
+            self.facets = library_counts(self.terms, self.request).with_chosen(
+                chosen, paginator.count
+            )
+        self.cases_without = dict(self.facets.without)
+        if not paginator.count:
+            self._count_without_other_filters()
+        return self
+
+    def _count_without_other_filters(self):
+        """How many cases removing the search, a year, `updated_since` or the page's own
+        filter would give (the facet counts say it for the facet parameters): one query."""
+        fixed = object()
+        conditions = self.filterset.other_conditions()
+        if self.fixed:
+            param, value = self.fixed
+            conditions[fixed] = facet_condition(param, [value], self.terms)
+        if not conditions:
+            return
+        cases = Case.objects.published()
+        for condition in self.filterset.facet_conditions().values():
+            cases = cases.filter(condition)
+        names = {name: f"without_{number}" for number, name in enumerate(conditions)}
+        counts = cases.aggregate(
+            **{
+                names[name]: Count(
+                    "pk",
+                    filter=reduce(and_, [c for n, c in conditions.items() if n != name], Q()),
+                )
+                for name in conditions
+            }
+        )
+        for name, alias in names.items():
+            if name is fixed:
+                self.cases_without_fixed = counts[alias]
+            else:
+                self.cases_without[name] = counts[alias]

@@ -1,0 +1,187 @@
+"""Cached pages are never stale after a write, and never personal (cases/caching.py).
+
+These tests commit (transactional database): the library's generation changes only when a
+write is committed, as it does for a real request.
+"""
+
+import pytest
+from django.test import Client
+
+from cases.models import Case, Organisation, Term
+from cases.review import workflow as review
+
+from .conftest import change_url, logged_in, make_staff, open_case
+from .library import DRAFT, REVIEWED, plain_case, store
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PAGES = [
+    "/",
+    "/cases/",
+    "/cases/?q=incident",
+    "/cases/?severity=medium",
+    "/cases/C-1",
+    "/cases/C-1?lang=ko",
+    "/cases/C-1.json",
+    "/taxonomy/",
+    "/taxonomy/severity/medium/",
+    "/orgs/",
+    "/orgs/example-org/",
+    "/feed/",
+    "/api/cases/",
+    "/api/taxonomy/",
+    "/sitemap.xml",
+    "/sitemap-cases.xml",
+]
+
+
+@pytest.fixture
+def library(tmp_path):
+    store(
+        tmp_path,
+        plain_case("C-1", review=dict(REVIEWED)),
+        plain_case("C-2", review=dict(REVIEWED), date="2020-01-01"),
+    )
+    return tmp_path
+
+
+def get(client, url, **headers):
+    response = client.get(url, **headers)
+    assert response.status_code == 200, (url, response.status_code)
+    return response
+
+
+def text(client, url, **headers):
+    response = get(client, url, **headers)
+    content = b"".join(response.streaming_content) if response.streaming else response.content
+    return content.decode()
+
+
+def test_a_page_is_made_once_then_served_from_the_cache(client, library):
+    for url in PAGES:
+        first = get(client, url)
+        second = get(client, url)
+        assert (first["X-Cache"], second["X-Cache"]) == ("miss", "hit"), url
+        assert first.content == second.content, url
+
+
+def test_an_import_that_changes_a_case_shows_on_every_page_at_once(client, library):
+    for url in PAGES:  # the Korean page among them leaves the language cookie: English first
+        get(client, url)
+    client = Client()
+    store(library, plain_case("C-1", title={"en": "Renamed outage", "ko": "바뀐 장애"},
+                              review=dict(REVIEWED)), name="update.json")  # fmt: skip
+    for url in ["/cases/", "/cases/C-1", "/cases/C-1.json", "/feed/", "/api/cases/"]:
+        assert "Renamed outage" in text(client, url), url
+    assert "바뀐 장애" in text(client, "/cases/C-1?lang=ko")
+    assert "C-1" in text(client, "/cases/?q=renamed")
+
+
+def test_a_new_case_changes_the_lists_counts_sitemap_and_download(client, library):
+    before = text(client, "/cases/?severity=medium")
+    assert "3 cases" not in before
+    get(client, "/sitemap-cases.xml")
+    get(client, "/taxonomy/severity/medium/")
+    store(library, plain_case("C-3", review=dict(REVIEWED)), name="new.json")
+    assert "3 cases" in text(client, "/cases/?severity=medium")
+    assert "3 cases" in text(client, "/taxonomy/")
+    assert "/cases/C-3" in text(client, "/sitemap-cases.xml")
+    assert '"C-3"' in text(client, "/api/cases.jsonl")
+    assert "/cases/C-3" in text(client, "/taxonomy/severity/medium/")
+
+
+def test_an_admin_save_shows_at_once_to_readers(client, library):
+    reader = Client()
+    get(reader, "/cases/C-1")
+    editor = logged_in(client, make_staff("ed"))
+    data = open_case(editor, "C-1")
+    data["title_en"] = "Edited in the admin"
+    response = editor.post(change_url("C-1"), data)
+    assert response.status_code == 302
+    assert "Edited in the admin" in text(reader, "/cases/C-1")
+    assert "Edited in the admin" in text(reader, "/cases/")
+
+
+def test_an_approval_and_a_return_to_draft_show_at_once(client, library, settings):
+    settings.INCIDENTLIB_HIDE_DRAFTS = True
+    store(library, plain_case("C-9", review=dict(DRAFT)), name="draft.json")
+    assert client.get("/cases/C-9").status_code == 404
+    assert "/cases/C-9" not in text(client, "/cases/")
+    rita = make_staff("rita", reviewer=True)
+    case = review.approve("C-9", rita, seen_version=str(Case.objects.get(id="C-9").version))
+    assert client.get("/cases/C-9").status_code == 200
+    assert "/cases/C-9" in text(client, "/cases/")
+    assert "C-9" in text(client, "/feed/")
+    review.return_to_draft("C-9", rita, seen_version=str(case.version))
+    assert client.get("/cases/C-9").status_code == 404
+    for url in ["/cases/", "/feed/", "/api/cases/", "/sitemap-cases.xml", "/api/cases.jsonl"]:
+        assert "C-9" not in text(client, url), url
+
+
+def test_a_taxonomy_or_organisation_change_and_a_deletion_show_at_once(client, library):
+    get(client, "/cases/C-1")
+    get(client, "/orgs/")
+    Term.objects.filter(facet="severity", slug="medium").update(label_en="Middling")
+    assert "Middling" in text(client, "/cases/C-1")
+    Organisation.objects.filter(slug="example-org").update(name="Renamed Org")
+    assert "Renamed Org" in text(client, "/orgs/")
+    assert "Renamed Org" in text(client, "/cases/C-1")
+    get(client, "/cases/")
+    Case.objects.filter(id="C-2").delete()
+    assert "/cases/C-2" not in text(client, "/cases/")
+    assert client.get("/cases/C-2").status_code == 404
+
+
+@pytest.mark.parametrize(
+    "korean",
+    [{"QUERY_STRING": "lang=ko"}, {"HTTP_ACCEPT_LANGUAGE": "ko"}, {"cookie": "ko"}],
+    ids=["query", "accept-language", "cookie"],
+)
+def test_a_korean_page_is_never_served_to_an_english_reader(library, korean, settings):
+    english_reader, korean_reader = Client(), Client()
+    if "cookie" in korean:
+        korean_reader.cookies[settings.LANGUAGE_COOKIE_NAME] = korean.pop("cookie")
+    for url in ["/cases/C-1", "/cases/", "/"]:
+        query = korean.get("QUERY_STRING")
+        korean_page = text(korean_reader, f"{url}?{query}" if query else url,
+                           **{k: v for k, v in korean.items() if k != "QUERY_STRING"})  # fmt: skip
+        assert 'lang="ko"' in korean_page[:200], url
+        english_page = text(english_reader, url)
+        assert '<html lang="en">' in english_page, url
+        assert get(english_reader, url)["Vary"].count("Accept-Language") == 1
+
+
+def test_a_reviewers_page_is_neither_cached_nor_served_from_the_cache(client, library):
+    reviewer = logged_in(Client(), make_staff("rita", reviewer=True))
+    anonymous = Client()
+    first = get(reviewer, "/cases/C-1")
+    assert "X-Cache" not in first and "private" in first["Cache-Control"]
+    assert get(anonymous, "/cases/C-1")["X-Cache"] == "miss"
+    assert get(anonymous, "/cases/C-1")["X-Cache"] == "hit"
+    again = get(reviewer, "/cases/C-1")
+    assert "X-Cache" not in again and "private" in again["Cache-Control"]
+
+
+def test_conditional_requests_get_304_until_a_write_changes_the_page(client, library):
+    first = get(client, "/cases/C-1")
+    assert "public" in first["Cache-Control"] and first["Last-Modified"]
+    etag = first["ETag"]
+    not_modified = client.get("/cases/C-1", HTTP_IF_NONE_MATCH=etag)
+    assert not_modified.status_code == 304 and not not_modified.content
+    Case.objects.filter(id="C-1").update(title_en="Changed since")
+    changed = client.get("/cases/C-1", HTTP_IF_NONE_MATCH=etag)
+    assert changed.status_code == 200 and "Changed since" in changed.content.decode()
+    assert changed["ETag"] != etag
+
+
+def test_without_the_cache_server_pages_are_made_afresh(client, library, settings, caplog):
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:9/0",  # nothing listens there
+            "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.2},
+        }
+    }
+    for url in ["/", "/cases/", "/cases/C-1"]:
+        assert get(client, url)["X-Cache"] == "miss"
+    assert "cache unavailable" in caplog.text
