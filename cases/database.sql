@@ -52,7 +52,17 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     ) AS token
 $$;
 
-CREATE OR REPLACE FUNCTION cases_case_search_vector(c cases_case) RETURNS tsvector
+-- The title alone (with the id) has a vector of its own, GIN-indexed too: a search matching
+-- most of the library puts title matches first without reading every matching case's vector.
+CREATE OR REPLACE FUNCTION cases_case_title_vector(c cases_case) RETURNS tsvector
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT setweight(to_tsvector('simple'::regconfig, c.id), 'A')
+        || setweight(to_tsvector('english'::regconfig, coalesce(c.title_en, '')), 'A')
+        || setweight(cases_korean_tsvector(c.title_ko), 'A')
+$$;
+
+-- Everything else a search reads, to follow the title's vector.
+CREATE OR REPLACE FUNCTION cases_case_body_vector(c cases_case) RETURNS tsvector
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
     organisation text;
@@ -64,10 +74,7 @@ BEGIN
            string_agg(text_ko, E'\n' ORDER BY position)
       INTO steps_en, steps_ko
       FROM cases_remediationstep WHERE case_id = c.id;
-    RETURN setweight(to_tsvector('simple'::regconfig, c.id), 'A')
-        || setweight(to_tsvector('english'::regconfig, coalesce(c.title_en, '')), 'A')
-        || setweight(cases_korean_tsvector(c.title_ko), 'A')
-        || setweight(to_tsvector('english'::regconfig, coalesce(c.summary_en, '')), 'B')
+    RETURN setweight(to_tsvector('english'::regconfig, coalesce(c.summary_en, '')), 'B')
         || setweight(cases_korean_tsvector(c.summary_ko), 'B')
         || setweight(to_tsvector('english'::regconfig, coalesce(organisation, '')), 'B')
         || setweight(cases_korean_tsvector(organisation), 'B')
@@ -97,11 +104,12 @@ LANGUAGE sql STABLE AS $$
     )
 $$;
 
--- Writing a case row derives both, once.
+-- Writing a case row derives them all, once.
 CREATE OR REPLACE FUNCTION cases_case_derive() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
-    NEW.search_vector := cases_case_search_vector(NEW);
+    NEW.title_vector := cases_case_title_vector(NEW);
+    NEW.search_vector := NEW.title_vector || cases_case_body_vector(NEW);
     NEW.term_ids := cases_case_term_ids(NEW);
     RETURN NEW;
 END

@@ -379,6 +379,8 @@ class Case(models.Model):
     # Written by the database, never by Django (cases/database.sql): rebuilt whenever the
     # case, its remediation steps or its organisation's name change.
     search_vector = SearchVectorField(null=True, editable=False)
+    # The id and title alone (a part of search_vector), for title matches first.
+    title_vector = SearchVectorField(null=True, editable=False)
     # Written by the database too: the ids of every term of the case (tags, severity, root
     # cause), sorted, for the list filters and facet counts (cases/listing/).
     term_ids = ArrayField(models.IntegerField(), default=list, editable=False)
@@ -436,6 +438,8 @@ class Case(models.Model):
             models.Index(fields=["-reviewed_at"], name="case_reviewed_idx"),
             # Full-text search (cases/listing/search.py): search_vector @@ query.
             GinIndex(fields=["search_vector"], name="case_search_idx"),
+            # Searches matching most of the library: title matches first.
+            GinIndex(fields=["title_vector"], name="case_title_search_idx"),
             # The list filters by term (term_ids && ARRAY[...]).
             GinIndex(fields=["term_ids"], name="case_term_ids_idx"),
         ]

@@ -1,6 +1,7 @@
 from django.contrib.sitemaps import views as sitemap_views
 from django.urls import path, re_path
 
+from cases import sitemaps
 from cases.caching import public_page
 from cases.feeds import CaseFeed
 from cases.patterns import CASE_ID_ANY_CASE
@@ -32,8 +33,7 @@ urlpatterns = [
     ),
     path(
         "sitemap-<section>.xml",
-        public_page(sitemap_views.sitemap),
-        {"sitemaps": SITEMAPS},
+        public_page(sitemaps.section),
         name="sitemap_section",
     ),
     path("robots.txt", views.robots_txt, name="robots"),

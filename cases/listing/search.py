@@ -20,7 +20,9 @@ the vector answers `search_vector @@ query`.
 import re
 
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
-from django.db.models import F, Func, Q, TextField, Value
+from django.db.models import BooleanField, ExpressionWrapper, F, Func, Q, TextField, Value, When
+from django.db.models import Case as DbCase
+from django.db.models.expressions import RawSQL
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
@@ -29,6 +31,8 @@ from cases.models import Case
 from cases.patterns import any_case_id
 
 MAX_QUERY_LENGTH = 200
+# Matches up to which a search is ordered by rank (see by_relevance).
+RANK_ALL = 1000
 
 # A quoted lexeme of a tsquery's text form ('' is an escaped quote) of two characters or more
 # (the lookahead), one of them a Hangul syllable.
@@ -73,9 +77,27 @@ def matching(cases, text):
     return cases.filter(condition(text))
 
 
-def with_rank(cases, text):
-    """Annotate `rank`: title matches weigh most (weights A > B > C > D of the vector)."""
-    return cases.annotate(rank=SearchRank(F("search_vector"), LibraryQuery(text)))
+def by_relevance(cases, text):
+    """The cases in order of relevance to the text.
+
+    With at most RANK_ALL matches in the library, by rank: title matches weigh most
+    (weights A > B > C > D of the vector), then the newest. Beyond that (a word most cases
+    hold), ranking would read every matching case's whole vector; the order is then the title
+    matches first (their own small, indexed vector), each group newest first. Which of the two
+    applies is found by one count that stops at RANK_ALL + 1.
+    """
+    query = LibraryQuery(text)
+    matches = Case.objects.filter(condition(text)).order_by().values("id")[: RANK_ALL + 1]
+    matches_sql, params = matches.query.sql_with_params()
+    few = RawSQL(
+        f"(SELECT count(*) <= %s FROM ({matches_sql}) AS matches)",
+        [RANK_ALL, *params],
+        output_field=BooleanField(),
+    )
+    return cases.annotate(
+        rank=DbCase(When(few, then=SearchRank(F("search_vector"), query)), default=None),
+        title_match=ExpressionWrapper(Q(title_vector=query), output_field=BooleanField()),
+    ).order_by(F("rank").desc(nulls_last=True), F("title_match").desc(), "-date", "id")
 
 
 def _joined_texts(language):

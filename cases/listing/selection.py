@@ -197,7 +197,7 @@ class CaseFilter(django_filters.FilterSet):
         if "updated_since" in self.selection() and not self.form.cleaned_data.get("sort"):
             return cases.order_by("updated_at", "id")
         if self.sort_order == "relevance":
-            return search.with_rank(cases, self.search_text).order_by("-rank", "-date", "id")
+            return search.by_relevance(cases, self.search_text)
         if self.sort_order == "updated":
             return cases.order_by("-updated_at", "id")
         return cases.order_by("-date", "id")
