@@ -157,3 +157,134 @@ def test_an_exported_file_is_readable_like_any_file_written(seeded, tmp_path):
     umask = os.umask(0)
     os.umask(umask)
     assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask
+
+
+# What only the database refused before: checked first, so that a dry run says it too.
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (
+            lambda c: c["review"].update(reviewed_at="2026-01-02T03:04:05Z", reviewed_by=None),
+            "A-1: review: reviewed_at and reviewed_by go together",
+        ),
+        (
+            lambda c: c["review"].update(reviewed_at=None, reviewed_by="mina"),
+            "A-1: review: reviewed_at and reviewed_by go together",
+        ),
+        (
+            lambda c: c.update(severity="bogus"),
+            "A-1: severity: 'bogus' is not one of: unknown, low, medium, high, critical",
+        ),
+        (
+            lambda c: c["timeline"].update(detected_after="P\u0663D"),
+            "A-1: timeline.detected_after: 'P\u0663D' is not an ISO 8601 duration",
+        ),
+        (
+            lambda c: c.update(
+                sources=[c["sources"][0]] * 33_000,
+            ),
+            "A-1: sources: has 33000 items, at most 32767 allowed",
+        ),
+    ],
+    ids=["reviewed-at-alone", "reviewed-by-alone", "unknown-severity", "arabic-digit", "33k"],
+)
+@pytest.mark.parametrize("dry_run", [False, True], ids=["real", "dry-run"])
+def test_what_the_database_would_refuse_is_refused_first(
+    tmp_path, library, change, expected, dry_run
+):
+    case = make_case("A-1")
+    change(case)
+    path = write_raw(tmp_path / "a.json", json.dumps(case, ensure_ascii=False))
+    assert f"{path}:1: {expected}" in refused(path, dry_run=dry_run)
+    assert library_state() == library
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[" * 5000 + "]" * 5000, "malformed JSON: nested too deeply to be read"),
+        ("1" * 5000, "malformed JSON: a number has too many digits to be read (at most 4300)"),
+    ],
+    ids=["deep", "long-number"],
+)
+@pytest.mark.parametrize("suffix", [".json", ".jsonl", "-array.json"])
+def test_json_python_cannot_read_is_refused_by_its_line(tmp_path, library, text, expected, suffix):
+    case = json.dumps(make_case("A-1"), ensure_ascii=False).replace(
+        '"docs": []', f'"docs": [{text}]'
+    )
+    assert text in case
+    if suffix == "-array.json":
+        content = "[\n" + json.dumps(make_case("A-0")) + ",\n" + case + "\n]\n"
+        line = 3
+    else:
+        content = json.dumps(make_case("A-0")) + "\n" + case + "\n"
+        line = 2
+    path = write_raw(tmp_path / f"a{suffix}", content)
+    assert f"{path}:{line}: {expected}" in refused(path)
+    assert library_state() == library
+
+
+def test_a_deeply_nested_document_is_kept(tmp_path):
+    docs = [{"a": [[[{"b": "c"}]]]}]
+    for _ in range(200):
+        docs = [docs]
+    import_cases(write_raw(tmp_path / "a.json", json.dumps(make_case("A-1", docs=docs))))
+    assert Case.objects.get(id="A-1").docs == docs
+
+
+TRICKY_STRINGS = [
+    "high\n",
+    "IL-0137\n",
+    "https://example.com/\x85",
+    "https://example.com/\x1c",
+    "https://example.com/\ufeff",
+    "https://example.com/\u00a0",
+    "P\u0663D",
+    "PT\uff11H",
+    "2026-02-30",
+    "2026-1-01",
+    "2026-11-09T11:55:50z",
+    "2026-11-09t11:55:50Z",
+    "2026-11-09T11:55:50.1234567Z",
+    "0001-01-01T00:30:00+01:00",
+    "9999-12-31T23:59:59-01:00",
+    "",
+    "x" * 65,
+]
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        ("id",),
+        ("org_slug",),
+        ("severity",),
+        ("domain", 0),
+        ("related", 0),
+        ("recurrence_of",),
+        ("sources", 0, "url"),
+        ("sources", 0, "archived"),
+        ("sources", 0, "kind"),
+        ("timeline", "detected_after"),
+        ("date",),
+        ("updated_at",),
+        ("review", "reviewed_at"),
+        ("url",),
+    ],
+    ids=lambda f: ".".join(map(str, f)),
+)
+def test_the_fast_validator_agrees_with_the_full_one(field):
+    """jsonschema-rs only tells valid from invalid; the full validator's messages are used
+    for whatever it refuses. The two must never differ on a case."""
+    from cases.exchange.checks import case_validator, fast_case_validator
+
+    for value in TRICKY_STRINGS:
+        case = make_case("A-1", related=["IL-0137"])
+        target = case
+        for part in field[:-1]:
+            target = target[part]
+        target[field[-1]] = value
+        full = not any(case_validator().iter_errors(case))
+        assert fast_case_validator().is_valid(case) == full, (field, value)

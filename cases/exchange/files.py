@@ -1,14 +1,21 @@
 """Reading case files: one case object, a JSON array of cases, or JSON Lines.
 
 Every case read carries where it came from (file and line), so that every error
-about it can name the place.
+about it can name the place. Files are read as streams, one case at a time: a run over
+a 600 MB file holds one case (and one block of the file) in memory, never the file.
 """
 
+import codecs
 import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 CASE_FILE_SUFFIXES = (".json", ".jsonl")
+# How much of a JSON array file is read at a time; a case longer than this makes the
+# buffer grow to hold it.
+BLOCK_SIZE = 1 << 20
+BOM = codecs.BOM_UTF8
 
 
 @dataclass
@@ -38,12 +45,17 @@ class Problem:
 
 @dataclass
 class CaseRecord:
-    """One case as read: its JSON value, the file it is in and the line it starts on."""
+    """One case as read: its JSON value, the file it is in and the line it starts on.
+
+    `fingerprint` stands for the text the case was read from (its hash), so that a second
+    reading of the file can tell whether the case is still the one checked.
+    """
 
     data: object
     file: str
     line: int
     problems: list = field(default_factory=list)
+    fingerprint: int | None = None
 
     @property
     def case_id(self):
@@ -81,77 +93,283 @@ def collect_files(paths):
     return files, problems
 
 
-def _line_of(text, offset):
-    return text.count("\n", 0, offset) + 1
-
-
-def _decode_error(file, error, line_offset=0):
+def _decode_error(file, error, line_offset=0, column_offset=0):
+    column = error.colno + (column_offset if error.lineno == 1 else 0)
     return Problem(
-        file, f"malformed JSON: {error.msg}", line=error.lineno + line_offset, column=error.colno
+        file, f"malformed JSON: {error.msg}", line=error.lineno + line_offset, column=column
     )
 
 
+def _unreadable_value(file, error, line):
+    """The problem for a value the JSON reader gives up on: nested too deeply, or a number
+    too long for Python to convert (a traceback otherwise)."""
+    if isinstance(error, RecursionError):
+        message = "malformed JSON: nested too deeply to be read"
+    else:
+        message = f"malformed JSON: {error}"
+        if "integer string conversion" in str(error):
+            message = "malformed JSON: a number has too many digits to be read (at most 4300)"
+    return Problem(file, message, line=line)
+
+
+class _NotUtf8(Exception):
+    def __init__(self, offset):
+        self.offset = offset
+
+
+def _ignore(_bytes_read):
+    pass
+
+
+class _Text:
+    """A file's text, decoded from UTF-8 block by block, as a buffer that starts at a known
+    line (and column) of the file and can be trimmed of what has been read."""
+
+    def __init__(self, handle, progress, start, *, line, offset):
+        """`start`: the first bytes, already read, on line `line` at byte `offset`."""
+        self.handle = handle
+        self.progress = progress
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.fed = offset  # bytes given to the decoder, the BOM not counted
+        self.buffer = ""
+        self.line = line  # the file's line that buffer[0] is on
+        self.column = 0  # characters of that line before buffer[0]
+        self.counted_to, self.counted_line = 0, line  # line numbers counted up to an offset
+        self.eof = False
+        self._feed(start, final=False)
+
+    def _feed(self, data, final):
+        pending = len(self.decoder.getstate()[0])
+        try:
+            self.buffer += self.decoder.decode(data, final)
+        except UnicodeDecodeError as error:
+            raise _NotUtf8(self.fed - pending + error.start) from None
+        self.fed += len(data)
+
+    def more(self):
+        """Read one more block; False at the end of the file."""
+        if self.eof:
+            return False
+        data = self.handle.read(BLOCK_SIZE)
+        self.progress(len(data))
+        self.eof = not data
+        self._feed(data, final=self.eof)
+        return bool(data)
+
+    def line_at(self, position):
+        """The file's line of buffer[position], positions asked for in increasing order."""
+        if position < self.counted_to:
+            self.counted_to, self.counted_line = 0, self.line
+        self.counted_line += self.buffer.count("\n", self.counted_to, position)
+        self.counted_to = position
+        return self.counted_line
+
+    def trim(self, position):
+        """Forget the text before `position` (kept while it is small)."""
+        if position < BLOCK_SIZE:
+            return position
+        line = self.line_at(position)
+        cut = self.buffer.rfind("\n", 0, position) + 1
+        if cut:
+            self.column = 0
+        else:  # one line longer than a block: cut inside it, and count its columns
+            cut = position
+            self.column += position
+        self.buffer = self.buffer[cut:]
+        self.line = line
+        self.counted_to, self.counted_line = 0, line
+        return position - cut
+
+    def error(self, file, error):
+        return _decode_error(file, error, line_offset=self.line - 1, column_offset=self.column)
+
+    def skip_space(self, position):
+        """The position of the next character that is not JSON whitespace (reading on as
+        needed), or None at the end of the file."""
+        while True:
+            while position < len(self.buffer) and self.buffer[position] in " \t\r\n":
+                position += 1
+            if position < len(self.buffer):
+                return position
+            if not self.more():
+                return None
+
+
+# A JSON reader error this close to the end of the buffer may only mean that the buffer
+# ends inside the value (a literal such as `true` or an escape cut in two): read on first.
+_NEAR_THE_END = 16
+
+
+_DECODER = json.JSONDecoder()
+
+
 def _array_records(text, file):
-    """The elements of a JSON array, each with the line it starts on."""
-    decoder = json.JSONDecoder()
-    records = []
-    position = text.index("[") + 1
+    """The elements of a JSON array, each with the line it starts on; its opening `[` is at
+    text.buffer[0]. Problems are yielded where they are met; reading stops at the first
+    malformed place, since what follows it cannot be told apart."""
+    position = 1
+    expect_value = True  # after `[` or `,`
+    first = True
     while True:
-        while position < len(text) and text[position] in " \t\r\n,":
+        position = text.trim(position)
+        position = text.skip_space(position)
+        if position is None:
+            message = "Expecting value" if expect_value else "Expecting ',' delimiter"
+            yield text.error(file, json.JSONDecodeError(message, text.buffer, len(text.buffer)))
+            return
+        char = text.buffer[position]
+        if char == "]" and (first or not expect_value):
             position += 1
-        if position >= len(text) or text[position] == "]":
-            return records
-        value, end = decoder.raw_decode(text, position)
-        records.append(CaseRecord(value, file, _line_of(text, position)))
-        position = end
+            break
+        if not expect_value:
+            if char != ",":
+                yield text.error(
+                    file, json.JSONDecodeError("Expecting ',' delimiter", text.buffer, position)
+                )
+                return
+            position += 1
+            expect_value = True
+            continue
+        start = position
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(text.buffer, start)
+                break
+            except json.JSONDecodeError as error:
+                unterminated = error.msg.startswith("Unterminated string")
+                if (unterminated or error.pos >= len(text.buffer) - _NEAR_THE_END) and text.more():
+                    continue
+                yield text.error(file, error)
+                return
+            except (RecursionError, ValueError) as error:
+                yield _unreadable_value(file, error, text.line_at(start))
+                return
+        if end > len(text.buffer) - _NEAR_THE_END and text.more():
+            # A number may go on in the next block ("12" of "12.5"): decode it again.
+            continue
+        yield CaseRecord(value, file, text.line_at(start), fingerprint=hash(text.buffer[start:end]))
+        position, expect_value, first = end, False, False
+    # After the array's `]`, only whitespace.
+    position = text.skip_space(position)
+    if position is not None:
+        yield text.error(file, json.JSONDecodeError("Extra data", text.buffer, position))
 
 
-def _json_lines_records(text, file):
-    records, problems = [], []
-    # Only "\n" ends a JSON Lines record; splitlines() would also split on U+2028 in a string.
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
+def _json_lines_records(lines, file, progress, first_number=1, first_offset=0):
+    """One record per non-blank line; `lines` gives the raw lines (bytes, each ending in
+    b"\\n" but maybe the last). Only "\\n" ends a line: U+2028 in a string does not."""
+    offset = first_offset
+    for number, raw in enumerate(lines, start=first_number):
+        progress(len(raw))
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise _NotUtf8(offset + error.start) from None
+        offset += len(raw)
+        text = text.removesuffix("\n")
+        if not text.strip():
             continue
         try:
-            records.append(CaseRecord(json.loads(line), file, number))
+            value = json.loads(text)
         except json.JSONDecodeError as error:
-            problems.append(_decode_error(file, error, line_offset=number - 1))
-    return records, problems
+            yield _decode_error(file, error, line_offset=number - 1)
+            continue
+        except (RecursionError, ValueError) as error:
+            yield _unreadable_value(file, error, number)
+            continue
+        yield CaseRecord(value, file, number, fingerprint=hash(raw))
 
 
 def _is_json_value(text):
     try:
         json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError, ValueError):
         return False
     return True
 
 
-def read_case_file(path):
-    """(records, problems) for one file."""
-    file = str(path)
+def _json_file_records(handle, file, progress):
+    """A .json file: a JSON array (streamed), JSON Lines, or one value (a case)."""
+    first_line = handle.readline()
+    progress(len(first_line))
+    # Blank lines before the first value count for the line numbers.
+    line, offset = 1, 0
+    while first_line and not first_line.strip(b" \t\r\n"):
+        line, offset = line + 1, offset + len(first_line)
+        first_line = handle.readline()
+        progress(len(first_line))
+    if first_line.lstrip(b" \t\r\n").startswith(b"["):
+        text = _Text(handle, progress, first_line, line=line, offset=offset)
+        start = text.skip_space(0)
+        text.buffer, text.column = text.buffer[start:], start
+        yield from _array_records(text, file)
+        return
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        first_text = first_line.decode("utf-8")
     except UnicodeDecodeError as error:
-        return [], [Problem(file, f"not UTF-8 text (byte {error.start})")]
-    except OSError as error:
-        return [], [Problem(file, f"cannot be read: {error.strerror}")]
-    if path.suffix == ".jsonl":
-        return _json_lines_records(text, file)
+        raise _NotUtf8(offset + error.start) from None
+    if _is_json_value(first_text):
+        # One value per line: JSON Lines in a .json file (or a case written on one line).
+        yield from _json_lines_records([first_line], file, _ignore, line, offset)
+        yield from _json_lines_records(handle, file, progress, line + 1, offset + len(first_line))
+        return
+    # One value over several lines: a case, read whole.
+    rest = handle.read()
+    progress(len(rest))
+    data = first_line + rest
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise _NotUtf8(offset + error.start) from None
     try:
         value = json.loads(text)
     except json.JSONDecodeError as error:
-        if error.msg == "Extra data" and _is_json_value(text.split("\n", 1)[0]):
-            # One value per line: JSON Lines in a .json file.
-            return _json_lines_records(text, file)
-        return [], [_decode_error(file, error)]
-    if isinstance(value, list):
-        return _array_records(text, file), []
-    return [CaseRecord(value, file, _line_of(text, len(text) - len(text.lstrip())))], []
+        yield _decode_error(file, error, line_offset=line - 1)
+        return
+    except (RecursionError, ValueError) as error:
+        yield _unreadable_value(file, error, line)
+        return
+    line += text.count("\n", 0, len(text) - len(text.lstrip()))
+    yield CaseRecord(value, file, line, fingerprint=hash(text))
+
+
+def iter_case_file(path, progress: Callable[[int], None] = _ignore) -> Iterator:
+    """The cases of one file, read as a stream: a CaseRecord for each case and a Problem for
+    each place that cannot be read, in the order of the file. `progress(n)` is told of every
+    n bytes read."""
+    file = str(path)
+    try:
+        handle = open(path, "rb")
+    except OSError as error:
+        yield Problem(file, f"cannot be read: {error.strerror}")
+        return
+    with handle:
+        try:
+            if handle.read(len(BOM)) != BOM:
+                handle.seek(0)
+            else:
+                progress(len(BOM))
+            if path.suffix == ".jsonl":
+                yield from _json_lines_records(handle, file, progress)
+            else:
+                yield from _json_file_records(handle, file, progress)
+        except _NotUtf8 as error:
+            yield Problem(file, f"not UTF-8 text (byte {error.offset})")
+        except OSError as error:
+            yield Problem(file, f"cannot be read: {error.strerror}")
+
+
+def read_case_file(path):
+    """(records, problems) for one file."""
+    records, problems = [], []
+    for item in iter_case_file(Path(path)):
+        (records if isinstance(item, CaseRecord) else problems).append(item)
+    return records, problems
 
 
 def read_case_files(paths):
-    """All case records under the paths, and every problem met reading them."""
+    """All case records under the paths, and every problem met reading them (whole lists:
+    for a few files; the import reads with iter_case_file, one case at a time)."""
     files, problems = collect_files(paths)
     records = []
     for path in files:

@@ -2,18 +2,38 @@
 
 Nothing is written unless every case of the run is valid; a run either stores every case
 or none. Re-importing a case replaces it in place, its lists included.
+
+The files are read twice, one case at a time, so that a run holds one case in memory and
+not the files (a 600 MB file of 100,000 cases included):
+
+1. Checking. Each case is checked against the format and its own rules; of a case, only
+   the facts that the rules spanning cases need are kept (`CaseFacts`: its id and place,
+   organisation, references, terms and reviewer). Then those rules run over the facts:
+   unique ids, one name per organisation, references, recurrence loops, the taxonomy.
+   Every problem of the run is collected, each with its file, line, case id and field.
+2. Writing, only when nothing is wrong. The files are read again and written in batches
+   inside one transaction: a case whose text differs from what was checked stops the run.
+   Each batch locks and compares the stored versions of its cases, replaces the lists of
+   the changed ones and then their rows, with PostgreSQL's COPY. The transaction sets
+   `incidentlib.bulk_write` (cases/database.sql): the database derives each case's search
+   vector and term ids once, when its row is written after its lists, and the import
+   raises the library's generation itself, once, at the end.
+
+A dry run does all of it and then rolls the transaction back, so that it reports what the
+real run would, refusals of the database included.
 """
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from django.contrib.auth import get_user_model
-from django.db import DatabaseError, transaction
-from django.db.models import Count, Q
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from cases.exchange import checks
-from cases.exchange.files import Problem, read_case_files
+from cases.exchange.files import CaseRecord, Problem, collect_files, iter_case_file
 from cases.exchange.format import case_fields_from_exchange, case_to_exchange, same_case
 from cases.models import (
     LIST_FACETS,
@@ -31,6 +51,13 @@ from cases.models import (
 )
 
 FACET_FIELDS = [Facet.SEVERITY, Facet.ROOT_CAUSE, *LIST_FACETS]
+# Cases written per batch: each batch is a handful of statements (a lock, the comparison,
+# one COPY per table), so that a 100,000-case run makes a few hundred round trips.
+BATCH_SIZE = 1000
+# One import writes at a time (a transaction-level advisory lock, released at its end): a
+# second run waits, then sees the cases the first one stored, so that it updates them (with
+# their version raised) instead of creating them a second time.
+IMPORT_LOCK = 0x1C_1A_0E_70
 
 
 def label_from_slug(slug):
@@ -68,127 +95,263 @@ class ImportResult:
         return f"Cases: {line}; terms created: {len(self.new_terms)}."
 
 
-class CaseImport:
-    """One run of the importer over some paths."""
+@dataclass(slots=True)
+class CaseFacts:
+    """What the rules spanning cases need to know of one case, kept for the whole run
+    instead of the case itself (a few hundred bytes instead of a few kilobytes)."""
 
-    def __init__(self, paths, *, strict_taxonomy=False, keep_existing=False):
+    file: str
+    line: int
+    case_id: str | None
+    fingerprint: int | None
+    valid: bool = False
+    org_slug: str | None = None
+    org: str | None = None
+    related: tuple = ()
+    recurrence_of: str | None = None
+    terms: tuple = ()  # (facet, slug) pairs, in the case's order
+    reviewed_by: str | None = None
+
+    @property
+    def references(self):
+        return (*self.related, *([self.recurrence_of] if self.recurrence_of else []))
+
+
+class _NoProgress:
+    def update(self, _amount):
+        pass
+
+    def close(self):
+        pass
+
+
+def no_progress(_description, _total):
+    return _NoProgress()
+
+
+class _Refused(Exception):
+    """Ends the write transaction with a problem (it is rolled back)."""
+
+    def __init__(self, problem):
+        self.problem = problem
+
+
+class CaseImport:
+    """One run of the importer over some paths.
+
+    `progress(description, total_bytes)` makes a progress meter (an object with update(n)
+    and close()) for each pass over the files; the command gives a progress bar.
+    """
+
+    def __init__(self, paths, *, strict_taxonomy=False, keep_existing=False, progress=None):
         self.paths = paths
         self.strict_taxonomy = strict_taxonomy
         self.keep_existing = keep_existing
+        self.progress = progress or no_progress
         self.result = ImportResult()
+        self.files = []
+        self.facts = []  # CaseFacts of every case read, in the order of the files
+        self.read_problems = []  # problems of the files themselves (missing, malformed)
+        self.case_problems = defaultdict(list)  # index in self.facts -> problems of the case
+        self._shared = {}  # one object for equal org names, slugs and (facet, slug) pairs
 
     def run(self, *, dry_run=False):
-        records = self.check()
+        self.check()
         if self.result.ok:
             try:
-                self.write(records, dry_run=dry_run)
+                self.write(dry_run=dry_run)
+            except _Refused as refusal:
+                self.result.problems.append(refusal.problem)
             except DatabaseError as error:
                 # The checks should leave nothing for the database to refuse; if it does,
                 # the transaction is rolled back and the curator still gets a message.
                 self.result.problems.append(
                     Problem(
-                        ", ".join(map(str, self.paths)), f"the database refused the import: {error}"
+                        ", ".join(map(str, self.paths)),
+                        f"the database refused the import: {_first_line(error)}",
                     )
                 )
         return self.result
 
-    # Checking -----------------------------------------------------------------
+    # Reading --------------------------------------------------------------------------
+
+    def _read(self, description):
+        """Every CaseRecord and Problem of the files, one at a time, with a progress meter."""
+        total = 0
+        for path in self.files:
+            try:
+                total += path.stat().st_size
+            except OSError:
+                pass
+        meter = self.progress(description, total)
+        try:
+            for path in self.files:
+                yield from iter_case_file(Path(path), meter.update)
+        finally:
+            meter.close()
+
+    def _share(self, value):
+        return self._shared.setdefault(value, value)
+
+    # Checking -------------------------------------------------------------------------
 
     def check(self):
-        records, problems = read_case_files(self.paths)
-        self.result.problems.extend(problems)
-        valid = []
-        for record in records:
-            if not isinstance(record.data, dict):
-                record.problem("must be a case object")
-            elif checks.check_format(record):
-                checks.check_own_rules(record)
-            if not record.problems:
-                valid.append(record)
-        with_ids = [r for r in records if r.case_id]
+        files, problems = collect_files(self.paths)
+        self.files = files
+        self.read_problems.extend(problems)
+        for item in self._read("Checking"):
+            if isinstance(item, CaseRecord):
+                self.check_case(item)
+            else:
+                self.read_problems.append(item)
+        with_ids = [(i, f) for i, f in enumerate(self.facts) if f.case_id]
+        valid = [(i, f) for i, f in enumerate(self.facts) if f.valid]
         self.check_unique_ids(with_ids)
         self.check_organisations(valid)
         # A case referring to an invalid one of the run gets no second, misleading error.
-        self.check_references(valid, run_ids={r.case_id for r in with_ids})
+        self.check_references(valid, run_ids={f.case_id for _i, f in with_ids})
         self.check_taxonomy(valid)
-        for record in records:
-            self.result.problems.extend(record.problems)
-        return valid
+        self.result.problems = self.read_problems + [
+            problem for index in sorted(self.case_problems) for problem in self.case_problems[index]
+        ]
 
-    def check_unique_ids(self, records):
+    def check_case(self, record):
+        """Check one case as read, keep its facts, and let the case itself go."""
+        if not isinstance(record.data, dict):
+            record.problem("must be a case object")
+        elif checks.check_format(record):
+            checks.check_own_rules(record)
+        facts = CaseFacts(record.file, record.line, record.case_id, record.fingerprint)
+        if record.problems:
+            self.case_problems[len(self.facts)].extend(record.problems)
+        else:
+            data = record.data
+            facts.valid = True
+            facts.org_slug = self._share(data["org_slug"])
+            facts.org = self._share(data["org"])
+            facts.related = tuple(data["related"])
+            facts.recurrence_of = data["recurrence_of"]
+            facts.terms = tuple(self._share(key) for key in term_slugs(data))
+            facts.reviewed_by = data["review"]["reviewed_by"]
+        self.facts.append(facts)
+
+    def problem(self, index, message, path=None):
+        facts = self.facts[index]
+        self.case_problems[index].append(
+            Problem(facts.file, message, line=facts.line, case_id=facts.case_id, path=path)
+        )
+
+    def check_unique_ids(self, cases):
         first_seen = {}
-        for record in records:
-            earlier = first_seen.setdefault(record.case_id, record)
-            if earlier is not record:
-                record.problem(
+        for index, facts in cases:
+            earlier = first_seen.setdefault(facts.case_id, facts)
+            if earlier is not facts:
+                self.problem(
+                    index,
                     f"the id is defined twice in this run (first at {earlier.file}:{earlier.line})",
                     path="id",
                 )
 
-    def check_organisations(self, records):
+    def check_organisations(self, cases):
         """One org_slug, one name: within the run, and against cases the run does not touch."""
         names = {}
-        for record in records:
-            slug, name = record.data["org_slug"], record.data["org"]
-            earlier = names.setdefault(slug, (name, record))
+        for index, facts in cases:
+            slug, name = facts.org_slug, facts.org
+            earlier = names.setdefault(slug, (name, index))
             if earlier[0] != name:
-                record.problem(
+                where = self.facts[earlier[1]]
+                self.problem(
+                    index,
                     f"{name!r} differs from {earlier[0]!r}, the name given for org_slug "
-                    f"{slug!r} at {earlier[1].file}:{earlier[1].line}",
+                    f"{slug!r} at {where.file}:{where.line}",
                     path="org",
                 )
-        run_ids = [r.case_id for r in records]
-        stored = Organisation.objects.filter(slug__in=names).annotate(
-            other_cases=Count("cases", filter=~Q(cases__id__in=run_ids))
-        )
-        for organisation in stored:
-            name, record = names[organisation.slug]
-            if organisation.name != name and organisation.other_cases:
-                record.problem(
-                    f"{name!r} differs from {organisation.name!r}, the name of org_slug "
-                    f"{organisation.slug!r} in the library, which "
-                    f"{organisation.other_cases} other case(s) use; rename the organisation "
+        renamed = [
+            slug
+            for slug, name in Organisation.objects.filter(slug__in=list(names)).values_list(
+                "slug", "name"
+            )
+            if name != names[slug][0]
+        ]
+        if not renamed:
+            return
+        with connection.cursor() as cursor:
+            # How many cases of each renamed organisation this run does not rewrite.
+            cursor.execute(
+                f"""
+                SELECT o.slug, o.name, count(c.id) FILTER (WHERE run.id IS NULL)
+                FROM {Organisation._meta.db_table} o
+                LEFT JOIN {Case._meta.db_table} c ON c.organisation_id = o.id
+                LEFT JOIN unnest(%s::text[]) AS run(id) ON run.id = c.id
+                WHERE o.slug = ANY(%s)
+                GROUP BY o.slug, o.name
+                """,
+                [[facts.case_id for _i, facts in cases], renamed],
+            )
+            stored = cursor.fetchall()
+        for slug, stored_name, other_cases in stored:
+            name, index = names[slug]
+            if other_cases:
+                self.problem(
+                    index,
+                    f"{name!r} differs from {stored_name!r}, the name of org_slug "
+                    f"{slug!r} in the library, which "
+                    f"{other_cases} other case(s) use; rename the organisation "
                     "in the admin, or use its name here",
                     path="org",
                 )
 
-    def check_references(self, records, run_ids):
-        in_run = {r.case_id: r for r in records}
-        referenced = {ref for r in records for ref in self._references(r.data)}
-        stored = set(Case.objects.filter(id__in=referenced - run_ids).values_list("id", flat=True))
+    def check_references(self, cases, run_ids):
+        referenced = {ref for _i, facts in cases for ref in facts.references}
+        stored = set(stored_case_ids(referenced - run_ids))
         known = run_ids | stored
-        for record in records:
-            data = record.data
-            for index, ref in enumerate(data["related"]):
+        for index, facts in cases:
+            for position, ref in enumerate(facts.related):
                 if ref not in known:
-                    record.problem(
-                        f"{ref} is neither in this run nor in the library", path=f"related[{index}]"
+                    self.problem(
+                        index,
+                        f"{ref} is neither in this run nor in the library",
+                        path=f"related[{position}]",
                     )
-            if data["recurrence_of"] and data["recurrence_of"] not in known:
-                record.problem(
-                    f"{data['recurrence_of']} is neither in this run nor in the library",
+            if facts.recurrence_of and facts.recurrence_of not in known:
+                self.problem(
+                    index,
+                    f"{facts.recurrence_of} is neither in this run nor in the library",
                     path="recurrence_of",
                 )
-        self.check_recurrence_cycles(in_run)
+        self.check_recurrence_loops(cases)
 
-    @staticmethod
-    def _references(data):
-        return [*data["related"], *([data["recurrence_of"]] if data["recurrence_of"] else [])]
-
-    def check_recurrence_cycles(self, in_run):
+    def check_recurrence_loops(self, cases):
         parent = dict(
             Case.objects.filter(recurrence_of__isnull=False).values_list("id", "recurrence_of")
         )
-        parent.update({case_id: r.data["recurrence_of"] for case_id, r in in_run.items()})
-        for case_id, record in in_run.items():
-            if recurrence_loops(case_id, parent.get(case_id), parent.get):
-                record.problem(str(RECURRENCE_LOOP), path="recurrence_of")
+        parent.update({facts.case_id: facts.recurrence_of for _i, facts in cases})
+        # Cases whose chain is known to end (with a case that repeats nothing): a walk that
+        # reaches one of them stops there, so that all the walks together take linear time
+        # even for a run that is one long chain.
+        ends = set()
+        for index, facts in cases:
+            walked, last = [], [None]
 
-    def check_taxonomy(self, records):
+            def parent_of(case_id, walked=walked, last=last):
+                if case_id in ends:
+                    last[0] = None
+                    return None
+                walked.append(case_id)
+                last[0] = parent.get(case_id)
+                return last[0]
+
+            first = parent_of(facts.case_id)
+            if recurrence_loops(facts.case_id, first, parent_of):
+                self.problem(index, str(RECURRENCE_LOOP), path="recurrence_of")
+            elif last[0] is None:
+                ends.update(walked)
+
+    def check_taxonomy(self, cases):
         used = defaultdict(list)
-        for record in records:
-            for facet, slug in term_slugs(record.data):
-                used[(facet, slug)].append(record)
+        for index, facts in cases:
+            for key in facts.terms:
+                used[key].append(index)
         existing = set()
         for facet in FACET_FIELDS:
             slugs = {slug for (f, slug) in used if f == facet}
@@ -202,158 +365,344 @@ class CaseImport:
         for key in sorted(used.keys() - existing):
             facet, slug = key
             if self.strict_taxonomy:
-                for record in used[key]:
-                    record.problem(
+                for index in used[key]:
+                    self.problem(
+                        index,
                         f"{slug!r} is not a term of the {facet} facet (--strict-taxonomy)",
                         path=facet,
                     )
             else:
-                self.result.new_terms[key] = [r.case_id for r in used[key]]
+                self.result.new_terms[key] = [self.facts[index].case_id for index in used[key]]
 
-    # Writing ------------------------------------------------------------------
+    # Writing --------------------------------------------------------------------------
 
-    def write(self, records, *, dry_run=False):
+    def write(self, *, dry_run=False):
         """Sort the cases into created, updated and unchanged, and store what changed."""
-        with transaction.atomic():
-            # Locked until the run ends, so that no admin save comes between the comparison
-            # below and the write (the admin locks a case's row to save it too).
-            run_ids = [r.case_id for r in records]
-            list(Case.objects.select_for_update().filter(id__in=run_ids).values_list("id"))
-            existing = {
-                case.id: case_to_exchange(case)
-                for case in Case.objects.for_page().filter(id__in=run_ids)
-            }
-            changed = []
-            for record in records:
-                case_id = record.case_id
-                if case_id not in existing:
-                    self.result.created.append(case_id)
-                    changed.append(record)
-                elif self.keep_existing:
-                    self.result.kept.append(case_id)
-                elif same_case(existing[case_id], record.data):
-                    self.result.unchanged.append(case_id)
-                else:
-                    self.result.updated.append(case_id)
-                    changed.append(record)
-            # Terms are made only for the cases actually written (--keep-existing skips some).
-            changed_ids = {r.case_id for r in changed}
-            self.result.new_terms = {
-                key: [case_id for case_id in ids if case_id in changed_ids]
-                for key, ids in self.result.new_terms.items()
-                if changed_ids.intersection(ids)
-            }
-            if changed and not dry_run:
-                self.store(changed)
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [IMPORT_LOCK])
+            cursor.execute("SELECT current_setting('incidentlib.bulk_write', true)")
+            bulk_write_before = cursor.fetchone()[0] or ""
+            cursor.execute("SELECT set_config('incidentlib.bulk_write', 'on', true)")
+            writer = _Writer(self, cursor)
+            writer.prepare()
+            for batch in self._batches():
+                writer.write_batch(batch)
+            writer.finish()
+            cursor.execute(
+                "SELECT set_config('incidentlib.bulk_write', %s, true)", [bulk_write_before]
+            )
+            if dry_run:
+                transaction.set_rollback(True)
 
-    def store(self, records):
-        """Write the cases; `write` holds their rows locked, so the versions read here stay."""
-        previous = {
-            case_id: (organisation_id, version)
-            for case_id, organisation_id, version in Case.objects.filter(
-                id__in=[r.case_id for r in records]
-            ).values_list("id", "organisation_id", "version")
+    def _batches(self):
+        """The cases read a second time, in batches of (facts, data); a case that is not the
+        one checked (the file changed in between) refuses the run."""
+        batch, index = [], 0
+        for item in self._read("Writing"):
+            facts = self.facts[index] if index < len(self.facts) else None
+            if (
+                not isinstance(item, CaseRecord)
+                or facts is None
+                or (item.fingerprint, item.file, item.line)
+                != (facts.fingerprint, facts.file, facts.line)
+            ):
+                file = item.file
+                raise _Refused(
+                    Problem(
+                        file,
+                        "changed while it was being imported; nothing was written, import it again",
+                        line=getattr(item, "line", None),
+                    )
+                )
+            index += 1
+            batch.append((facts, item.data))
+            if len(batch) == BATCH_SIZE:
+                yield batch
+                batch = []
+        if index != len(self.facts):
+            raise _Refused(
+                Problem(
+                    ", ".join(map(str, self.files)),
+                    "changed while being imported; nothing was written, import it again",
+                )
+            )
+        if batch:
+            yield batch
+
+
+def stored_case_ids(ids):
+    """Those of the ids that are cases in the library."""
+    ids = list(ids)
+    if not ids:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT id FROM {Case._meta.db_table} WHERE id = ANY(%s::text[])", [ids])
+        return [case_id for (case_id,) in cursor.fetchall()]
+
+
+def _first_line(error):
+    """A database error's own message, without the failing row (a whole case's text)."""
+    return str(error).strip().split("\n", 1)[0]
+
+
+class _Writer:
+    """The write phase of one run, batch by batch, inside the run's transaction."""
+
+    STAGING = "incidentlib_import_case"
+
+    def __init__(self, run, cursor):
+        self.run = run
+        self.result = run.result
+        self.cursor = cursor
+        self.now = timezone.now()
+        self.wrote = False  # whether anything was written (then the generation is raised)
+        self.previous_organisations = set()
+        self.staging_made = False
+
+    # Before the batches: what is kept, organisations, terms, reviewers --------------------
+
+    def prepare(self):
+        run = self.run
+        stored = set(stored_case_ids(f.case_id for f in run.facts))
+        self.kept = set()
+        if run.keep_existing:
+            for facts in run.facts:
+                if facts.case_id in stored:
+                    self.kept.add(facts.case_id)
+                    self.result.kept.append(facts.case_id)
+        written = [f for f in run.facts if f.case_id not in self.kept]
+        # Terms are made only for the cases written (--keep-existing skips some).
+        self.result.new_terms = {
+            key: [case_id for case_id in ids if case_id not in self.kept]
+            for key, ids in self.result.new_terms.items()
+            if any(case_id not in self.kept for case_id in ids)
         }
-        organisation_ids = self.store_organisations(records)
-        term_ids = self.store_terms(records)
-        reviewers = dict(
+        self.organisation_ids = self.store_organisations(written)
+        self.term_ids = self.store_terms()
+        self.reviewer_ids = dict(
             get_user_model()
-            .objects.filter(username__in={r.data["review"]["reviewed_by"] for r in records})
+            .objects.filter(username__in={f.reviewed_by for f in written if f.reviewed_by})
             .values_list("username", "id")
         )
-        now = timezone.now()
-        cases = []
-        for record in records:
-            data = record.data
-            case = Case(
-                id=data["id"],
-                organisation_id=organisation_ids[data["org_slug"]],
-                severity_id=term_ids[(Facet.SEVERITY, data["severity"])],
-                root_cause_id=term_ids[(Facet.ROOT_CAUSE, data["root_cause"])],
-                reviewer_id=reviewers.get(data["review"]["reviewed_by"]),
-                # A new case is version 1; a replaced one the next version of what was
-                # stored, whatever updated_at its file gives, so a form opened before is refused.
-                version=previous[data["id"]][1] + 1 if data["id"] in previous else 1,
-                changed_by=None,  # an import, as "changed by" says
-                changed_at=now,
-                **case_fields_from_exchange(data),
-            )
-            cases.append(case)
-        update_fields = [
-            f.name for f in Case._meta.concrete_fields if f.name not in ("id", "created_at")
-        ]
-        Case.objects.bulk_create(
-            cases, update_conflicts=True, unique_fields=["id"], update_fields=update_fields
-        )
-        self.replace_lists(records, term_ids)
-        # A case moved to another organisation must not leave an empty one behind.
-        Organisation.objects.filter(
-            id__in={organisation_id for organisation_id, _version in previous.values()},
-            cases__isnull=True,
-        ).delete()
 
-    def store_organisations(self, records):
-        names = {r.data["org_slug"]: r.data["org"] for r in records}
-        Organisation.objects.bulk_create(
-            [Organisation(slug=slug, name=name) for slug, name in names.items()],
-            update_conflicts=True,
-            unique_fields=["slug"],
-            update_fields=["name"],
+    def store_organisations(self, cases):
+        names = {facts.org_slug: facts.org for facts in cases}
+        if not names:
+            return {}
+        table = Organisation._meta.db_table
+        self.cursor.execute(
+            f"""
+            INSERT INTO {table} (slug, name)
+            SELECT * FROM unnest(%s::text[], %s::text[])
+            ON CONFLICT (slug) DO UPDATE SET name = EXCLUDED.name
+            WHERE {table}.name IS DISTINCT FROM EXCLUDED.name
+            RETURNING id
+            """,
+            [list(names), list(names.values())],
         )
-        return dict(Organisation.objects.filter(slug__in=names).values_list("slug", "id"))
+        self.wrote |= bool(self.cursor.fetchall())
+        self.cursor.execute(
+            f"SELECT slug, id FROM {table} WHERE slug = ANY(%s::text[])", [list(names)]
+        )
+        return dict(self.cursor.fetchall())
 
-    def store_terms(self, records):
-        Term.objects.bulk_create(
+    def store_terms(self):
+        made = Term.objects.bulk_create(
             [
                 Term(facet=facet, slug=slug, label_en=label_from_slug(slug))
                 for facet, slug in self.result.new_terms
             ],
             ignore_conflicts=True,
         )
-        wanted = {key for r in records for key in term_slugs(r.data)}
-        terms = Term.objects.filter(slug__in={slug for _facet, slug in wanted})
-        return {(t.facet, t.slug): t.id for t in terms}
+        self.wrote |= bool(made)
+        return {
+            (facet, slug): id for facet, slug, id in Term.objects.values_list("facet", "slug", "id")
+        }
 
-    def replace_lists(self, records, term_ids):
-        ids = [r.case_id for r in records]
-        for model, key in (
-            (CaseTerm, "case_id__in"),
-            (RelatedCase, "from_case_id__in"),
-            (Source, "case_id__in"),
-            (RemediationStep, "case_id__in"),
-            (ActionItem, "case_id__in"),
+    # One batch ---------------------------------------------------------------------------
+
+    def write_batch(self, batch):
+        batch = [(facts, data) for facts, data in batch if facts.case_id not in self.kept]
+        if not batch:
+            return
+        ids = [facts.case_id for facts, _data in batch]
+        # Locked until the run ends, so that no admin save comes between the comparison
+        # below and the write (the admin locks a case's row to save it too).
+        self.cursor.execute(
+            f"SELECT id, organisation_id FROM {Case._meta.db_table} "
+            "WHERE id = ANY(%s::text[]) ORDER BY id FOR UPDATE",
+            [ids],
+        )
+        previous = dict(self.cursor.fetchall())
+        stored = (
+            {
+                case.id: case_to_exchange(case)
+                for case in Case.objects.for_page().filter(id__in=list(previous))
+            }
+            if previous
+            else {}
+        )
+        created, updated = [], []
+        for facts, data in batch:
+            case_id = facts.case_id
+            if case_id not in previous:
+                self.result.created.append(case_id)
+                created.append(data)
+            elif same_case(stored[case_id], data):
+                self.result.unchanged.append(case_id)
+            else:
+                self.result.updated.append(case_id)
+                updated.append(data)
+                self.previous_organisations.add(previous[case_id])
+        if not (created or updated):
+            return
+        self.wrote = True
+        try:
+            if updated:
+                self.delete_lists([data["id"] for data in updated])
+            # The lists first: the case row written after them derives its search vector
+            # and term ids from them, once (their foreign keys are checked at commit).
+            self.copy_lists(created + updated)
+            if created:
+                self.insert_cases(created)
+            if updated:
+                self.update_cases(updated)
+        except DatabaseError as error:
+            first, last = batch[0][0], batch[-1][0]
+            raise _Refused(
+                Problem(
+                    first.file,
+                    f"the database refused the cases from line {first.line} to "
+                    f"{last.file}:{last.line}: {_first_line(error)}",
+                    line=first.line,
+                )
+            ) from error
+
+    def delete_lists(self, ids):
+        for model, column in (
+            (CaseTerm, "case_id"),
+            (RelatedCase, "from_case_id"),
+            (Source, "case_id"),
+            (RemediationStep, "case_id"),
+            (ActionItem, "case_id"),
         ):
-            model.objects.filter(**{key: ids}).delete()
+            self.cursor.execute(
+                f"DELETE FROM {model._meta.db_table} WHERE {column} = ANY(%s::text[])", [ids]
+            )
+
+    def _copy(self, table, columns, rows):
+        pg_cursor = self.cursor.connection.cursor()
+        with pg_cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+
+    def copy_lists(self, cases):
+        term_ids = self.term_ids
         case_terms, related, sources, remediation, actions = [], [], [], [], []
-        for record in records:
-            data, case_id = record.data, record.case_id
-            list_terms = [(f, s) for f, s in term_slugs(data) if f in LIST_FACETS]
-            case_terms += [
-                CaseTerm(case_id=case_id, term_id=term_ids[key], position=i)
-                for i, key in enumerate(list_terms)
-            ]
-            related += [
-                RelatedCase(from_case_id=case_id, to_case_id=ref, position=i)
-                for i, ref in enumerate(data["related"])
-            ]
+        for data in cases:
+            case_id = data["id"]
+            position = 0
+            for facet in LIST_FACETS:
+                for slug in data[facet]:
+                    case_terms.append((case_id, term_ids[(facet, slug)], position))
+                    position += 1
+            related += [(case_id, ref, i) for i, ref in enumerate(data["related"])]
             sources += [
-                Source(case_id=case_id, position=i, **source)
-                for i, source in enumerate(data["sources"])
+                (case_id, i, s["url"], s["kind"], s["license"], s["archived"])
+                for i, s in enumerate(data["sources"])
             ]
             remediation += [
-                RemediationStep(
-                    case_id=case_id, position=i, text_en=s["text"]["en"], text_ko=s["text"]["ko"]
-                )
+                (case_id, i, s["text"]["en"], s["text"]["ko"])
                 for i, s in enumerate(data["remediation"])
             ]
             actions += [
-                ActionItem(
-                    case_id=case_id, position=i, text_en=s["text"]["en"], text_ko=s["text"]["ko"]
-                )
+                (case_id, i, s["text"]["en"], s["text"]["ko"])
                 for i, s in enumerate(data["action_items"])
             ]
-        CaseTerm.objects.bulk_create(case_terms)
-        RelatedCase.objects.bulk_create(related)
-        Source.objects.bulk_create(sources)
-        RemediationStep.objects.bulk_create(remediation)
-        ActionItem.objects.bulk_create(actions)
+        for model, columns, rows in (
+            (CaseTerm, ("case_id", "term_id", "position"), case_terms),
+            (RelatedCase, ("from_case_id", "to_case_id", "position"), related),
+            (Source, ("case_id", "position", "url", "kind", "license", "archived"), sources),
+            (RemediationStep, ("case_id", "position", "text_en", "text_ko"), remediation),
+            (ActionItem, ("case_id", "position", "text_en", "text_ko"), actions),
+        ):
+            if rows:
+                self._copy(model._meta.db_table, columns, rows)
+
+    def case_rows(self, cases):
+        """(columns, rows) of the case rows for these exchange cases."""
+        columns, rows = None, []
+        for data in cases:
+            fields = case_fields_from_exchange(data)
+            fields["docs"] = json.dumps(fields["docs"], ensure_ascii=False)
+            if columns is None:
+                columns = [
+                    "id",
+                    "organisation_id",
+                    "severity_id",
+                    "root_cause_id",
+                    "reviewer_id",
+                    *(Case._meta.get_field(name).column for name in fields),
+                ]
+            rows.append(
+                [
+                    data["id"],
+                    self.organisation_ids[data["org_slug"]],
+                    self.term_ids[(Facet.SEVERITY, data["severity"])],
+                    self.term_ids[(Facet.ROOT_CAUSE, data["root_cause"])],
+                    self.reviewer_ids.get(data["review"]["reviewed_by"]),
+                    *fields.values(),
+                ]
+            )
+        return columns, rows
+
+    def insert_cases(self, cases):
+        """New cases: COPY into the table. A new case is version 1, changed by an import
+        (changed_by null), now."""
+        columns, rows = self.case_rows(cases)
+        self._copy(
+            Case._meta.db_table,
+            [*columns, "version", "changed_by", "changed_at", "created_at"],
+            ([*row, 1, None, self.now, self.now] for row in rows),
+        )
+
+    def update_cases(self, cases):
+        """Replace stored case rows: one UPDATE from a staging table, so that each row is
+        written (and its search vector derived) once; INSERT ... ON CONFLICT DO UPDATE
+        would run the row trigger twice for each, once for the insert it tries first."""
+        columns, rows = self.case_rows(cases)
+        if not self.staging_made:
+            self.cursor.execute(
+                f"CREATE TEMPORARY TABLE {self.STAGING} ON COMMIT DROP AS "
+                f"SELECT {', '.join(columns)} FROM {Case._meta.db_table} WITH NO DATA"
+            )
+            self.staging_made = True
+        else:
+            self.cursor.execute(f"TRUNCATE {self.STAGING}")
+        self._copy(self.STAGING, columns, rows)
+        assignments = ", ".join(f"{column} = staged.{column}" for column in columns[1:])
+        # A replaced case is the next version of what was stored, whatever updated_at its
+        # file gives, so that a form opened before is refused.
+        self.cursor.execute(
+            f"""
+            UPDATE {Case._meta.db_table} AS stored
+            SET {assignments}, version = stored.version + 1, changed_by = NULL,
+                changed_at = %s
+            FROM {self.STAGING} AS staged
+            WHERE stored.id = staged.id
+            """,
+            [self.now],
+        )
+
+    # After the batches ---------------------------------------------------------------------
+
+    def finish(self):
+        # A case moved to another organisation must not leave an empty one behind.
+        if self.previous_organisations:
+            deleted, _by_model = Organisation.objects.filter(
+                id__in=self.previous_organisations, cases__isnull=True
+            ).delete()
+            self.wrote |= bool(deleted)
+        if self.wrote:
+            # bulk_write keeps the triggers from raising it row by row: once, here.
+            self.cursor.execute("SELECT cases_raise_generation()")

@@ -2,12 +2,47 @@
 
 Takes files holding one case, a JSON array of cases, or JSON Lines, and directories of
 such files (searched recursively for *.json and *.jsonl). Every case is checked before
-anything is written; then all are written in one transaction, or none is.
+anything is written; then all are written in one transaction, or none is. On a terminal,
+a progress bar shows how far each pass over the files is (none with -v 0).
 """
 
 from django.core.management.base import BaseCommand, CommandError
 
 from cases.exchange.importer import CaseImport
+
+# A new taxonomy term is listed with this many of the cases that use it, then "and N more".
+IDS_PER_NEW_TERM = 3
+
+
+def new_terms_warning(new_terms, *, dry_run):
+    terms = ", ".join(
+        f"{facet}:{slug} ({', '.join(ids[:IDS_PER_NEW_TERM])}"
+        + (f" and {len(ids) - IDS_PER_NEW_TERM} more" if len(ids) > IDS_PER_NEW_TERM else "")
+        + ")"
+        for (facet, slug), ids in new_terms.items()
+    )
+    verb = "would be created" if dry_run else "created"
+    return f"Warning: taxonomy terms {verb} with labels made from their slugs: {terms}"
+
+
+def progress_bars(stream):
+    """Progress bars on `stream` (tqdm), by bytes read, one for each pass over the files."""
+    from tqdm import tqdm
+
+    def bar(description, total):
+        return tqdm(
+            total=total,
+            desc=description,
+            unit="B",
+            unit_scale=True,
+            unit_divisor=1024,
+            file=stream,
+            leave=False,
+            dynamic_ncols=True,
+            mininterval=0.5,
+        )
+
+    return bar
 
 
 class Command(BaseCommand):
@@ -16,7 +51,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("paths", nargs="+", metavar="PATH", help="case files or directories")
         parser.add_argument(
-            "--dry-run", action="store_true", help="check and report, but write nothing"
+            "--dry-run",
+            action="store_true",
+            help="check and write in a transaction that is rolled back: report, write nothing",
         )
         parser.add_argument(
             "--strict-taxonomy",
@@ -30,7 +67,16 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, paths, dry_run, strict_taxonomy, keep_existing, verbosity, **options):
-        run = CaseImport(paths, strict_taxonomy=strict_taxonomy, keep_existing=keep_existing)
+        # The bar goes to the real stream under Django's wrapper (which would end each of
+        # its updates with a newline), and only to a terminal.
+        stream = getattr(self.stderr, "_out", self.stderr)
+        on_terminal = verbosity >= 1 and hasattr(stream, "isatty") and stream.isatty()
+        run = CaseImport(
+            paths,
+            strict_taxonomy=strict_taxonomy,
+            keep_existing=keep_existing,
+            progress=progress_bars(stream) if on_terminal else None,
+        )
         result = run.run(dry_run=dry_run)
         if not result.ok:
             for problem in result.problems:
@@ -40,15 +86,8 @@ class Command(BaseCommand):
                 f"{count} problem{'s' if count != 1 else ''} found; nothing was imported."
             )
         if result.new_terms:
-            terms = ", ".join(
-                f"{facet}:{slug} ({', '.join(ids)})"
-                for (facet, slug), ids in result.new_terms.items()
-            )
-            verb = "would be created" if dry_run else "created"
             self.stderr.write(
-                self.style.WARNING(
-                    f"Warning: taxonomy terms {verb} with labels made from their slugs: {terms}"
-                )
+                self.style.WARNING(new_terms_warning(result.new_terms, dry_run=dry_run))
             )
         if verbosity >= 2:
             for label, ids in (
