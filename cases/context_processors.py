@@ -20,4 +20,15 @@ def language_links(request):
                 "is_current": code == current,
             }
         )
-    return {"content_language": current, "language_links": links}
+    # x-default: the address without `lang`, whose language the reader's browser chooses.
+    params = request.GET.copy()
+    params.pop("lang", None)
+    query = params.urlencode()
+    default_url = request.build_absolute_uri(f"{request.path}?{query}" if query else request.path)
+    canonical_url = next(link["absolute_url"] for link in links if link["is_current"])
+    return {
+        "content_language": current,
+        "language_links": links,
+        "default_url": default_url,
+        "canonical_url": canonical_url,
+    }

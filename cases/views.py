@@ -4,20 +4,65 @@ from django.core.paginator import InvalidPage, Paginator
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
+from cases.api import json_error
 from cases.caching import public_page
 from cases.exchange.format import public_case_to_exchange
-from cases.languages import content_language
+from cases.languages import FALLBACK_LANGUAGE, content_language
 from cases.listing import search
 from cases.listing.counts import library_counts
 from cases.listing.page import CaseListing
 from cases.models import Case, Facet, Organisation, Term, validate_http_url
+from cases.templatetags.case_text import known_value
 
 RECENT_CASES = 8
 HOME_TERMS_PER_FACET = 8
+
+
+# The parts of a case page that can be shown in English on a page in another language, in
+# the order the page reads, named for the one notice at its top.
+TEXT_PARTS = (
+    ("title", gettext_lazy("the title")),
+    ("summary", gettext_lazy("what happened")),
+    ("trigger", gettext_lazy("the trigger")),
+    ("symptoms_text", gettext_lazy("the symptoms")),
+    ("detection", gettext_lazy("how it was noticed")),
+)
+
+
+def _parts_in_english(case, language, facets, related):
+    """What the page shows in English for want of a translation, named in the reader's words.
+
+    Empty on an English page. The page marks each such text lang="en"; this list is the
+    one notice that says so, instead of a note under every text.
+    """
+    if language == FALLBACK_LANGUAGE:
+        return []
+
+    def falls_back(texts):
+        return any(text.is_fallback for text in texts)
+
+    parts = [name for field, name in TEXT_PARTS if case.text(field, language).is_fallback]
+    if any(known_value(v).is_fallback for v in case_impact(case)):
+        parts.append(gettext_lazy("the impact"))
+    if falls_back(step.text(language) for step in case.remediation_steps.all()):
+        parts.append(gettext_lazy("what fixed it"))
+    if case.text("lessons", language).is_fallback:
+        parts.append(gettext_lazy("the lessons"))
+    if falls_back(item.text(language) for item in case.action_items.all()):
+        parts.append(gettext_lazy("the action items"))
+    if falls_back(other.text("title", language) for other in related):
+        parts.append(gettext_lazy("titles of other cases"))
+    if falls_back(term.label(language) for _facet, terms in facets for term in terms):
+        parts.append(gettext_lazy("names of some terms"))
+    return [str(part) for part in parts]
+
+
+def case_impact(case):
+    return [v for v in (case.impact_scope, case.impact_users, case.impact_region) if v]
 
 
 def _get_case(case_id):
@@ -43,17 +88,30 @@ def case_detail(request, case_id):
         .only("id", "title_en", "title_ko")
         .order_by("id")
     )
+    related = [link.to_case for link in case.related_links.all() if link.to_case.is_published]
+    recurrence_chain = chain if len(chain) > 1 else []
+    # Root cause and contributing factors are shown under "Why", the other facets under
+    # "Classification": each once.
+    facets = [
+        (facet, case.terms_of(facet))
+        for facet in Facet
+        if facet not in (Facet.ROOT_CAUSE, Facet.CONTRIBUTING)
+    ]
+    language = content_language(get_language())
+    shown_terms = [(Facet.ROOT_CAUSE, [case.root_cause]), *facets]
+    shown_terms.append((Facet.CONTRIBUTING, case.terms_of(Facet.CONTRIBUTING)))
     return render(
         request,
         "cases/case_detail.html",
         {
             "case": case,
-            "facets": [(facet, case.terms_of(facet)) for facet in Facet],
-            "related": [
-                link.to_case for link in case.related_links.all() if link.to_case.is_published
-            ],
+            "facets": facets,
+            "related": related,
             "related_from": related_from,
-            "recurrence_chain": chain if len(chain) > 1 else [],
+            "recurrence_chain": recurrence_chain,
+            "parts_in_english": _parts_in_english(
+                case, language, shown_terms, [*related, *related_from, *recurrence_chain]
+            ),
         },
     )
 
@@ -61,7 +119,11 @@ def case_detail(request, case_id):
 @require_safe
 @public_page
 def case_json(request, case_id):
-    case = _get_case(case_id.upper())
+    try:
+        case = _get_case(case_id.upper())
+    except Http404:
+        # JSON asked for, JSON answered, as the API does.
+        return json_error(404, _("There is no case with this id."))
     return JsonResponse(
         public_case_to_exchange(case), json_dumps_params={"ensure_ascii": False, "indent": 2}
     )

@@ -32,7 +32,7 @@ def test_case_page_shows_the_whole_case_in_english(client, seeded):
         assert first_paragraph[:80] in html, section
     assert "Tuned readahead" in html
     assert 'href="https://arxiv.org/abs/2605.09370"' in html
-    assert "paper" in html and "Licence: unknown" in html
+    assert "paper" in html and "Licence: <span>unknown</span>" in html
     assert "Shared filesystem" in html and "Monitoring blind spot" in html
     assert 'href="/cases/?components=shared-filesystem"' in html
 
@@ -88,9 +88,12 @@ def test_missing_korean_falls_back_to_english_marked_as_such(client, tmp_path):
     import_cases(write_json(tmp_path / "a.json", case))
     html = page(client, "/cases/A-1?lang=ko")
     lessons = html.split('id="lessons"')[1].split("</section>")[0]
-    assert '<div class="prose" lang="en">' in lessons
+    assert '<div class="prose fallback" lang="en">' in lessons
     assert "Test at production scale." in lessons
-    assert "아직 번역되지 않아 영어로 보여 줍니다." in lessons
+    # One notice at the top says what is in English; no note under each text.
+    assert "fallback-note" not in lessons
+    notice = html.split('class="fallback-note"')[1].split("</p>")[0]
+    assert "해결 방법" in notice and "교훈" in notice
     remediation = html.split('id="remediation"')[1].split("</section>")[0]
     assert '<span lang="en" class="fallback">Sharded the Arrow' in remediation
 
@@ -144,10 +147,10 @@ def test_related_cases_and_the_recurrence_chain_in_both_directions(client, tmp_p
     first = page(client, "/cases/A-1")
     chain = first.split('id="recurrence"')[1].split("</section>")[0]
     assert chain.index("A-1") < chain.index("A-2") < chain.index("A-3")
-    assert "recurred in" in chain
+    assert "the same failure, later: it repeats this case" in chain
     middle = page(client, "/cases/A-2")
     assert 'href="/cases/A-3"' in middle.split('id="related"')[1].split("</section>")[0]
-    assert "this case recurs it" in middle
+    assert "the same failure, earlier: this case repeats it" in middle
     last = page(client, "/cases/A-3")
     assert (
         'href="/cases/A-2"' in last.split('id="related"')[1]
@@ -221,4 +224,6 @@ def test_a_related_case_title_in_english_only_is_marked_on_the_korean_page(clien
     import_cases(tmp_path / "run.json")
     related = page(client, "/cases/A-1?lang=ko").split('id="related"')[1].split("</section>")[0]
     assert '<span lang="en" class="fallback">English-only neighbour</span>' in related
-    assert "(영어: 아직 번역되지 않음)" in related
+    # Said once, in the notice at the top of the page, not after the title.
+    assert "fallback-note" not in related
+    assert "다른 사례의 제목" in page(client, "/cases/A-1?lang=ko").split("</header>")[1]

@@ -1,12 +1,19 @@
 """Showing bilingual case text in the reader's language, marking English fallbacks."""
 
+import json
+import re
+
 from django import template
 from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
 
 from cases.durations import duration_in_words
+from cases.languages import FALLBACK_LANGUAGE, LocalizedText, content_language, pick
 from cases.models import Facet
 
 register = template.Library()
+
+HTTP_ADDRESS = re.compile(r"https?://\S+")
 
 
 @register.simple_tag
@@ -21,9 +28,64 @@ def localized(obj, name=None):
 
 
 @register.inclusion_tag("includes/prose.html")
-def prose(text, inline=False):
-    """A LocalizedText as paragraphs (or inline), with lang="en" and a note when it fell back."""
-    return {"text": text, "inline": inline}
+def prose(text, inline=False, note=True):
+    """A LocalizedText as paragraphs (or inline), with lang="en" and a note when it fell back.
+
+    `note=False` leaves the note out where the page says once, at its top, what is in English
+    (the case page); the text is still marked and styled as a fallback.
+    """
+    return {
+        "text": text,
+        "inline": inline,
+        "note": note,
+        "language": content_language(get_language()),
+    }
+
+
+# Impact values and licences written in the exchange format as these English words are
+# shown in the reader's language; any other value is shown as written, marked English.
+KNOWN_VALUES = {
+    "unknown": _("unknown"),
+    "none": _("none"),
+    "global": _("global"),
+    "worldwide": _("worldwide"),
+    "all users": _("all users"),
+    "internal": _("internal"),
+}
+
+
+@register.simple_tag
+def known_value(value):
+    """An impact value or licence as a LocalizedText: a known word translated, else English."""
+    language = content_language(get_language())
+    known = KNOWN_VALUES.get((value or "").strip().lower())
+    if known is not None:
+        return LocalizedText(str(known), language, False)
+    return LocalizedText(value, FALLBACK_LANGUAGE, language != FALLBACK_LANGUAGE)
+
+
+@register.filter
+def document(doc):
+    """One entry of a case's further documents (kept as given): its title, address and kind
+    when it has them, else the entry as JSON."""
+    language = content_language(get_language())
+    if isinstance(doc, str):
+        is_address = bool(HTTP_ADDRESS.fullmatch(doc))
+        return {"url": doc if is_address else "", "title": doc, "kind": "", "raw": ""}
+    if isinstance(doc, dict):
+        url = doc.get("url") if isinstance(doc.get("url"), str) else ""
+        url = url if HTTP_ADDRESS.fullmatch(url or "") else ""
+        title = doc.get("title")
+        if isinstance(title, dict):
+            title = pick({k: v for k, v in title.items() if isinstance(v, str)}, language)
+        elif isinstance(title, str) and title:
+            title = LocalizedText(title, FALLBACK_LANGUAGE, language != FALLBACK_LANGUAGE)
+        else:
+            title = None
+        kind = doc.get("kind") if isinstance(doc.get("kind"), str) else ""
+        if title or url:
+            return {"url": url, "title": title or url, "kind": kind, "raw": ""}
+    return {"url": "", "title": "", "kind": "", "raw": json.dumps(doc, ensure_ascii=False)}
 
 
 @register.filter

@@ -1,0 +1,197 @@
+"""The case page as a reader meets it in either language: one notice for what is in English,
+the further documents, each term once, plain words, and what sharing and search engines read."""
+
+import pytest
+
+from .conftest import import_cases, make_case, write_json
+
+pytestmark = pytest.mark.django_db
+
+
+def page(client, url):
+    response = client.get(url)
+    assert response.status_code == 200, response.status_code
+    return response.content.decode()
+
+
+def section(html, name):
+    return html.split(f'id="{name}"')[1].split("</section>")[0]
+
+
+def english_only_case(case_id="A-1", **changes):
+    """A case with no Korean text at all, its lists included."""
+    case = make_case(case_id, **changes)
+    for name in ("title", "summary", "trigger", "symptoms_text", "detection", "lessons"):
+        case[name]["ko"] = None
+    for step in case["remediation"]:
+        step["text"]["ko"] = None
+    case["action_items"] = [{"text": {"en": "Add a metadata load test.", "ko": ""}}]
+    return case
+
+
+def test_a_case_with_no_korean_says_once_at_the_top_which_parts_are_in_english(client, tmp_path):
+    import_cases(write_json(tmp_path / "a.json", english_only_case()))
+    html = page(client, "/cases/A-1?lang=ko")
+    assert html.count('class="fallback-note"') == 1
+    assert "아직 번역되지 않아" not in html.split("</header>", 2)[2]  # nothing after the header
+    header = html.split('<header class="case-header">')[1].split("</header>")[0]
+    notice = (
+        header.split('class="fallback-note"')[0].rsplit("<p", 1)[1]
+        + header.split('class="fallback-note"')[1].split("</p>")[0]
+    )
+    # The note is Korean, marked so, outside any English block.
+    assert 'lang="ko"' in notice and 'role="note"' in notice
+    parts = ("제목", "무슨 일이 있었나", "계기", "증상", "알아챈 경위", "해결 방법", "교훈")
+    for part in (*parts, "후속 조치"):
+        assert part in notice, part
+    # Each text shown in English is marked and styled as such, with no note of its own.
+    assert '<h1 lang="en" class="fallback">' in html
+    for name in ("summary", "trigger", "symptoms", "detection", "lessons"):
+        assert '<div class="prose fallback" lang="en">' in section(html, name), name
+    steps = section(html, "remediation")
+    assert steps.count('<span lang="en" class="fallback">') == len(
+        english_only_case()["remediation"]
+    )
+    assert "fallback-note" not in steps
+
+
+def test_a_translated_case_has_no_notice_and_an_english_page_never_has_one(client, seeded):
+    assert 'class="fallback-note"' not in page(client, "/cases/IL-0137?lang=en")
+    korean = page(client, "/cases/IL-0137?lang=ko")
+    header = korean.split('<header class="case-header">')[1].split("</header>")[0]
+    # IL-0137 is translated; only its English impact scope and term labels made from slugs
+    # are English.
+    assert "제목" not in header.split('class="fallback-note"')[-1].split("</p>")[0]
+
+
+def test_impact_values_and_licences_are_translated_when_known_and_marked_english_otherwise(
+    client, seeded
+):
+    html = page(client, "/cases/IL-0137?lang=ko")
+    impact = section(html, "impact")
+    # users and region are "unknown": a known word, in Korean.
+    assert impact.count("알 수 없음") == 2
+    assert '<span lang="en">Solar Open pre-training job' in impact
+    sources = section(html, "sources")
+    assert "라이선스: <span>알 수 없음</span>" in sources
+    english = page(client, "/cases/IL-0137?lang=en")
+    assert "Licence: <span>unknown</span>" in section(english, "sources")
+
+
+def test_a_licence_that_is_not_a_known_word_is_marked_english(client, tmp_path):
+    case = make_case("A-1")
+    case["sources"][0]["license"] = "CC BY 4.0"
+    import_cases(write_json(tmp_path / "a.json", case))
+    assert '라이선스: <span lang="en">CC BY 4.0</span>' in page(client, "/cases/A-1?lang=ko")
+
+
+def test_further_documents_are_shown_under_the_sources(client, tmp_path):
+    docs = [
+        {"title": {"en": "Runbook", "ko": "런북"}, "url": "https://example.com/runbook"},
+        "https://example.com/slides.pdf",
+        {"title": "Internal memo"},
+        {"url": "javascript:alert(1)", "title": "<script>x</script>"},
+        {"size": 3},
+    ]
+    import_cases(write_json(tmp_path / "a.json", make_case("A-1", docs=docs)))
+    html = page(client, "/cases/A-1?lang=ko")
+    assert html.index('id="sources"') < html.index('id="documents"')
+    documents = section(html, "documents")
+    assert "추가 문서" in documents
+    assert '<a href="https://example.com/runbook" rel="noopener noreferrer external">런북</a>' in (
+        documents
+    )
+    assert 'href="https://example.com/slides.pdf"' in documents
+    assert '<span lang="en">Internal memo</span>' in documents
+    assert "javascript:" not in documents and "<script>" not in documents
+    assert "&lt;script&gt;x&lt;/script&gt;" in documents
+    assert '<code lang="en">{&quot;size&quot;: 3}</code>' in documents
+
+
+def test_a_case_without_documents_has_no_such_section(client, seeded):
+    assert 'id="documents"' not in page(client, "/cases/IL-0137")
+
+
+def test_root_cause_and_contributing_factors_are_shown_once(client, seeded):
+    html = page(client, "/cases/IL-0137")
+    why = section(html, "root-cause")
+    assert "?root_cause=capacity" in why and "?contributing=monitoring-blind-spot" in why
+    classification = section(html, "taxonomy")
+    assert "root_cause=" not in classification and "contributing=" not in classification
+    assert "?components=shared-filesystem" in classification
+    assert html.count("?root_cause=capacity") == 1
+    assert html.count("?contributing=monitoring-blind-spot") == 1
+
+
+def test_the_recurrence_chain_says_in_plain_words_which_case_repeats_which(client, tmp_path):
+    write_json(
+        tmp_path / "run.json",
+        [
+            make_case("A-1", date="2020-01-01"),
+            make_case("A-2", date="2021-01-01", recurrence_of="A-1"),
+            make_case("A-3", date="2022-01-01", recurrence_of="A-2"),
+        ],
+    )
+    import_cases(tmp_path / "run.json")
+    chain = section(page(client, "/cases/A-2"), "recurrence")
+    assert "recurs it" not in chain
+    earlier, this, later = chain.split("<li")[1:]
+    assert "A-1" in earlier and "A-3" in later
+    assert "the same failure, earlier: this case repeats it" in earlier
+    assert "the same failure, later: it repeats this case" in later
+    korean = section(page(client, "/cases/A-2?lang=ko"), "recurrence")
+    assert "앞서 일어난 같은 장애: 이 사례가 이것을 되풀이했습니다" in korean
+    assert "뒤에 다시 일어난 같은 장애: 이 사례를 되풀이했습니다" in korean
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_an_unknown_case_in_json_answers_a_json_404(client, db, lang):
+    response = client.get(f"/cases/IL-9999.json?lang={lang}")
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/json"
+    body = response.json()
+    assert body["error"] and body["parameters"] == {}
+    if lang == "ko":
+        assert body["error"] == "이 번호의 사례는 없습니다."
+
+
+def test_the_page_describes_itself_for_search_engines_and_sharing(client, seeded):
+    from .conftest import seed_case
+
+    seed = seed_case()
+    for lang in ("en", "ko"):
+        html = page(client, f"/cases/IL-0137?lang={lang}")
+        head = html.split("</head>")[0]
+        summary_start = seed["summary"][lang][:60]
+        assert f'<meta name="description" content="{summary_start}' in head, lang
+        assert f'<meta property="og:description" content="{summary_start}' in head
+        assert f'<link rel="canonical" href="http://testserver/cases/IL-0137?lang={lang}">' in head
+        address = f"http://testserver/cases/IL-0137?lang={lang}"
+        assert f'<meta property="og:url" content="{address}">' in head
+        assert '<meta property="og:type" content="article">' in head
+        assert '<meta name="twitter:card" content="summary">' in head
+        assert f'<meta property="og:title" content="IL-0137: {seed["title"][lang][:40]}' in head
+        assert (
+            '<link rel="alternate" hreflang="x-default" href="http://testserver/cases/IL-0137">'
+            in head
+        )
+        assert 'hreflang="en" href="http://testserver/cases/IL-0137?lang=en"' in head
+        assert 'hreflang="ko" href="http://testserver/cases/IL-0137?lang=ko"' in head
+
+
+def test_the_description_is_escaped_and_short(client, tmp_path):
+    case = make_case("A-1")
+    case["summary"]["en"] = 'A "quoted" <b>summary</b> ' + "word " * 200
+    import_cases(write_json(tmp_path / "a.json", case))
+    head = page(client, "/cases/A-1").split("</head>")[0]
+    description = head.split('<meta name="description" content="')[1].split('">')[0]
+    assert description.startswith("A &quot;quoted&quot; &lt;b&gt;summary&lt;/b&gt;")
+    assert len(description) < 400 and description.endswith("…")
+
+
+def test_x_default_keeps_the_other_parameters(client, seeded):
+    head = page(client, "/cases/?severity=unknown&lang=ko").split("</head>")[0]
+    assert (
+        '<link rel="alternate" hreflang="x-default" href="http://testserver/cases/?severity=unknown">'
+        in head
+    )
