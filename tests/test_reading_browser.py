@@ -5,15 +5,13 @@ Screenshots and PDFs are left in tests/screenshots/ (ignored by git) to be looke
 """
 
 import shutil
-from pathlib import Path
 import subprocess
+from pathlib import Path
 
 import pytest
 
 from .conftest import import_cases, make_case, write_json
 from .test_review_browser import CHROMIUM, CHROMIUM_ARGS, chromium, on_ci
-
-
 
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 
@@ -124,9 +122,7 @@ def test_no_korean_line_ends_inside_a_word(live_server, phone_page):
 
 @pytest.mark.usefixtures("long_case_stored")
 @needs_chromium
-def test_a_source_address_breaks_but_the_korean_around_it_does_not(
-    live_server, phone_page
-):
+def test_a_source_address_breaks_but_the_korean_around_it_does_not(live_server, phone_page):
     page = phone_page
     page.goto(f"{live_server.url}/cases/LONG-1?lang=ko")
     # No horizontal scrolling at 390 px: long addresses wrap.
