@@ -26,6 +26,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 
 from cases.caching import public_page
+from cases.exchange.export import iter_cases, read_in_one_snapshot, snapshot
 from cases.exchange.format import public_case_to_exchange
 from cases.listing.counts import library_counts
 from cases.listing.links import url_with
@@ -33,8 +34,6 @@ from cases.listing.selection import CaseFilter
 from cases.models import Case, Facet, Term
 
 MAX_PER_PAGE = 100
-# Cases fetched (with their lists, in a fixed number of queries) per step of the download.
-BULK_CHUNK = 200
 # Parameters every page takes: `lang` chooses the language of error messages.
 PAGING_PARAMS = ("page", "per_page", "lang")
 ALLOWED_METHODS = ("GET", "HEAD")
@@ -85,6 +84,7 @@ def _both_languages(text):
 
 @read_only
 @public_page
+@read_in_one_snapshot
 def case_list(request):
     unknown = sorted(set(request.GET) - set(CaseFilter.base_filters) - set(PAGING_PARAMS))
     if unknown:
@@ -174,12 +174,15 @@ def taxonomy(request):
 
 @read_only
 def bulk_download(request):
-    """Every public case as JSON Lines, fetched and written a chunk at a time."""
-    cases = Case.objects.published().for_page().order_by("id")
+    """Every public case as JSON Lines, fetched and written a chunk at a time, all from one
+    snapshot of the library (cases/exchange/export.py)."""
 
     def lines():
-        for case in cases.iterator(chunk_size=BULK_CHUNK):
-            yield json.dumps(public_case_to_exchange(case), ensure_ascii=False) + "\n"
+        # Opened here, not in the view: the view returns before the first line is made.
+        with snapshot():
+            cases = Case.objects.published().for_page().order_by("id")
+            for value in iter_cases(cases, public_case_to_exchange):
+                yield json.dumps(value, ensure_ascii=False) + "\n"
 
     response = StreamingHttpResponse(lines(), content_type="application/jsonl; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="incidentlib-cases.jsonl"'

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_safe
 
 from cases.api import json_error
 from cases.caching import public_page
+from cases.exchange.export import read_in_one_snapshot
 from cases.exchange.format import public_case_to_exchange
 from cases.languages import FALLBACK_LANGUAGE, content_language
 from cases.listing import search
@@ -72,6 +73,7 @@ def _get_case(case_id):
 
 @require_safe
 @public_page
+@read_in_one_snapshot
 def case_detail(request, case_id):
     if case_id != case_id.upper():
         return redirect("cases:detail", case_id=case_id.upper(), permanent=True)
@@ -118,6 +120,7 @@ def case_detail(request, case_id):
 
 @require_safe
 @public_page
+@read_in_one_snapshot
 def case_json(request, case_id):
     try:
         case = _get_case(case_id.upper())

@@ -1,4 +1,10 @@
-"""Export cases as a JSON array in the exchange format: all of them, or those named."""
+"""Export cases as a JSON array in the exchange format: all of them, or those named.
+
+Every case is read from one snapshot of the library (cases/exchange/export.py), so that an
+import running meanwhile gives each case whole as before it or whole as after it, never a
+mix; cases are read and written a chunk at a time, so that the export holds only a chunk
+in memory, and a file is written whole or not at all.
+"""
 
 import os
 import tempfile
@@ -6,12 +12,13 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from cases.exchange.format import case_to_exchange, cases_json
+from cases.exchange.export import iter_cases, json_array_pieces, snapshot
+from cases.exchange.format import case_to_exchange
 from cases.models import Case
 
 
 class Command(BaseCommand):
-    help = __doc__.strip()
+    help = __doc__.strip().split("\n", 1)[0]
 
     def add_arguments(self, parser):
         parser.add_argument("ids", nargs="*", metavar="ID", help="case ids (default: every case)")
@@ -20,28 +27,45 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, ids, output, **options):
-        cases = Case.objects.for_page().order_by("id")
-        if ids:
-            cases = cases.filter(id__in=ids)
-        values = [case_to_exchange(case) for case in cases]
-        missing = sorted(set(ids) - {value["id"] for value in values})
-        if missing:
-            raise CommandError(f"No case with id {', '.join(missing)}; nothing was written.")
         if output:
-            write_atomically(Path(output), values)
-            self.stderr.write(self.style.SUCCESS(f"Exported {len(values)} cases to {output}."))
-        else:
-            self.stdout.write(cases_json(values), ending="")
+            target = Path(output)
+            if not target.parent.is_dir():
+                raise CommandError(f"{target}: the folder {target.parent} does not exist.")
+        with snapshot():
+            cases = Case.objects.for_page().order_by("id")
+            if ids:
+                cases = cases.filter(id__in=ids)
+                found = Case.objects.filter(id__in=ids).values_list("id", flat=True)
+                missing = sorted(set(ids) - set(found))
+                if missing:
+                    raise CommandError(
+                        f"No case with id {', '.join(missing)}; nothing was written."
+                    )
+            values = counted(iter_cases(cases, case_to_exchange), counter := [0])
+            pieces = json_array_pieces(values)
+            if output:
+                write_atomically(target, pieces)
+                self.stderr.write(self.style.SUCCESS(f"Exported {counter[0]} cases to {output}."))
+            else:
+                for piece in pieces:
+                    self.stdout.write(piece, ending="")
 
 
-def write_atomically(path, values):
-    """Write the file whole or not at all: a failed export leaves no half-written file."""
-    if not path.parent.is_dir():
-        raise CommandError(f"{path}: the folder {path.parent} does not exist.")
+def counted(values, counter):
+    """The values, counted in `counter[0]` as they pass."""
+    for value in values:
+        counter[0] += 1
+        yield value
+
+
+def write_atomically(path, pieces):
+    """Write the pieces to the file whole or not at all: a failed export leaves no
+    half-written file."""
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(cases_json(values))
+            for piece in pieces:
+                stream.write(piece)
         # mkstemp makes the file private (0600); give it the mode a plain open() would.
         umask = os.umask(0)
         os.umask(umask)
