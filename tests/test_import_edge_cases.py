@@ -288,3 +288,72 @@ def test_the_fast_validator_agrees_with_the_full_one(field):
         target[field[-1]] = value
         full = not any(case_validator().iter_errors(case))
         assert fast_case_validator().is_valid(case) == full, (field, value)
+
+
+@pytest.mark.parametrize("suffix", [".json", ".jsonl"])
+def test_a_key_given_twice_in_one_object_is_refused_by_name(tmp_path, library, suffix):
+    text = json.dumps(make_case("A-1"), ensure_ascii=False)
+    text = text.replace('"id": "A-1"', '"id": "A-1", "id": "A-2"', 1)
+    text = text.replace('"kind": "', '"kind": "blog", "kind": "', 1)
+    errors = refused(write_raw(tmp_path / f"a{suffix}", text + "\n"))
+    assert "A-2: the key 'id' is given twice in one object; give each once" in errors
+    assert "A-2: the key 'kind' is given twice in one object" in errors
+    assert library_state() == library
+
+
+def test_every_problem_of_a_case_is_reported_in_one_run(tmp_path, library):
+    case = make_case("A-1", date="2026-02-30", recurrence_of="A-1", severity="bogus")
+    case["review"].update(reviewed_at="2026-01-02T03:04:05Z", reviewed_by=None)
+    errors = refused(write_json(tmp_path / "a.json", case))
+    assert "A-1: date: '2026-02-30' is not a valid date" in errors
+    assert "A-1: recurrence_of: A case cannot be a recurrence of itself." in errors
+    assert "A-1: severity: 'bogus' is not one of" in errors
+    assert "A-1: review: reviewed_at and reviewed_by go together" in errors
+    assert len(errors.strip().splitlines()) == 4
+    assert library_state() == library
+
+
+def test_a_folder_that_cannot_be_read_is_named(tmp_path, library):
+    if os.geteuid() == 0:
+        pytest.skip("root reads every folder")
+    (tmp_path / "locked").mkdir()
+    write_json(tmp_path / "locked" / "a.json", make_case("A-1"))
+    write_json(tmp_path / "b.json", make_case("B-1"))
+    (tmp_path / "locked").chmod(0)
+    try:
+        errors = refused(tmp_path)
+    finally:
+        (tmp_path / "locked").chmod(0o755)
+    assert f"{tmp_path / 'locked'}: cannot be read: Permission denied" in errors
+    assert library_state() == library
+
+
+def test_a_symbolic_link_loop_is_named(tmp_path, library):
+    (tmp_path / "cases" / "sub").mkdir(parents=True)
+    write_json(tmp_path / "cases" / "sub" / "a.json", make_case("A-1"))
+    (tmp_path / "cases" / "sub" / "back").symlink_to(tmp_path / "cases")
+    errors = refused(tmp_path / "cases")
+    assert (
+        f"{tmp_path / 'cases' / 'sub' / 'back'}: a symbolic link leads back to a folder "
+        "already searched" in errors
+    )
+    assert library_state() == library
+
+
+def test_an_unreadable_folder_is_reported_by_the_walk(tmp_path, monkeypatch):
+    """As root (CI), no folder is unreadable: the walk's error is given to it instead."""
+    from cases.exchange import files
+
+    write_json(tmp_path / "a.json", make_case("A-1"))
+    real_walk = os.walk
+
+    def walk(top, onerror=None, followlinks=False):
+        onerror(PermissionError(13, "Permission denied", str(tmp_path / "locked")))
+        yield from real_walk(top, onerror=onerror, followlinks=followlinks)
+
+    monkeypatch.setattr(files.os, "walk", walk)
+    found, problems = files.collect_files([tmp_path])
+    assert found == [tmp_path / "a.json"]
+    assert [str(p) for p in problems] == [
+        f"{tmp_path / 'locked'}: cannot be read: Permission denied"
+    ]

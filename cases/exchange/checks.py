@@ -280,38 +280,74 @@ LIST_FIELDS = ("sources", "remediation", "action_items", "related")
 TAG_FACETS = (Facet.DOMAIN, Facet.SYMPTOMS, Facet.COMPONENTS, Facet.CONTRIBUTING)
 
 
+_MISSING = object()
+
+
+def _value(data, *path):
+    """data[path[0]][path[1]]..., or _MISSING where a part is missing or not an object."""
+    for part in path:
+        if not isinstance(data, dict):
+            return _MISSING
+        data = data.get(part, _MISSING)
+    return data
+
+
+def _within(path, other):
+    """Whether one of two field paths is the other or inside it."""
+    return any(
+        long == short or long.startswith((short + ".", short + "["))
+        for long, short in ((path, other), (other, path))
+    )
+
+
 def check_own_rules(record):
-    """Rules about one case that the schema cannot say."""
+    """Rules about one case that the schema cannot say.
+
+    They run on a case the schema refused too, each where the schema found nothing wrong,
+    so that one run reports every problem of a case (a bad date and a self-recurrence both).
+    """
     data = record.data
+    refused = [problem.path for problem in record.problems if problem.path]
+
+    def clear(path):
+        return not any(_within(path, other) for other in refused)
+
     if not storable(data):
         for path, message in unstorable_values(data):
             record.problem(message, path=field_path(path) or None)
     for name in ("detected_after", "resolved_after"):
-        if len(data["timeline"][name] or "") > DURATION_MAX_LENGTH:
+        duration = _value(data, "timeline", name)
+        if isinstance(duration, str) and len(duration) > DURATION_MAX_LENGTH:
             record.problem(
                 f"is too long: at most {DURATION_MAX_LENGTH} characters", path=f"timeline.{name}"
             )
-    if data["recurrence_of"] == data["id"]:
+    case_id, related = _value(data, "id"), _value(data, "related")
+    if isinstance(case_id, str) and _value(data, "recurrence_of") == case_id:
         record.problem(str(OWN_RECURRENCE), path="recurrence_of")
-    if data["id"] in data["related"]:
+    if isinstance(case_id, str) and isinstance(related, list) and case_id in related:
         record.problem(str(RELATED_TO_ITSELF), path="related")
-    review = data["review"]
-    if (review["reviewed_at"] is None) != (review["reviewed_by"] is None):
+    reviewed_at, reviewed_by = (
+        _value(data, "review", "reviewed_at"),
+        _value(data, "review", "reviewed_by"),
+    )
+    if (
+        _MISSING not in (reviewed_at, reviewed_by)
+        and clear("review")
+        and (reviewed_at is None) != (reviewed_by is None)
+    ):
         record.problem(
             "reviewed_at and reviewed_by go together: a reviewed case has both, "
             "a draft has neither",
             path="review",
         )
-    if data["severity"] not in SEVERITIES:
-        record.problem(
-            f"{data['severity']!r} is not one of: {', '.join(SEVERITIES)}", path="severity"
-        )
+    severity = _value(data, "severity")
+    if isinstance(severity, str) and clear("severity") and severity not in SEVERITIES:
+        record.problem(f"{severity!r} is not one of: {', '.join(SEVERITIES)}", path="severity")
     for name in LIST_FIELDS:
-        if len(data[name]) > LIST_MAX_LENGTH:
-            record.problem(
-                f"has {len(data[name])} items, at most {LIST_MAX_LENGTH} allowed", path=name
-            )
-    tags = sum(len(data[facet]) for facet in TAG_FACETS)
+        items = _value(data, name)
+        if isinstance(items, list) and len(items) > LIST_MAX_LENGTH:
+            record.problem(f"has {len(items)} items, at most {LIST_MAX_LENGTH} allowed", path=name)
+    tags = sum(len(v) for v in (_value(data, facet) for facet in TAG_FACETS) if isinstance(v, list))
     if tags > LIST_MAX_LENGTH:
         record.problem(
             f"{' + '.join(TAG_FACETS)} have {tags} terms together, "

@@ -7,6 +7,7 @@ a 600 MB file holds one case (and one block of the file) in memory, never the fi
 
 import codecs
 import json
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,20 +70,45 @@ class CaseRecord:
         )
 
 
+def _case_files_under(directory, problems):
+    """The case files under a directory, searched recursively (symbolic links followed),
+    hidden folders and files (.git, .venv) left out. A folder that cannot be read, or that a
+    link leads back into, is a problem: skipping it in silence would leave cases out."""
+    found, seen = [], set()
+
+    def unreadable(error):
+        problems.append(Problem(error.filename, f"cannot be read: {error.strerror}"))
+
+    for folder, folders, names in os.walk(directory, onerror=unreadable, followlinks=True):
+        try:
+            info = os.stat(folder)
+        except OSError as error:
+            unreadable(error)
+            folders[:] = []
+            continue
+        if (info.st_dev, info.st_ino) in seen:
+            problems.append(
+                Problem(folder, "a symbolic link leads back to a folder already searched")
+            )
+            folders[:] = []
+            continue
+        seen.add((info.st_dev, info.st_ino))
+        folders[:] = [name for name in folders if not name.startswith(".")]
+        found += [
+            Path(folder) / name
+            for name in names
+            if not name.startswith(".") and Path(name).suffix in CASE_FILE_SUFFIXES
+        ]
+    return sorted(found)
+
+
 def collect_files(paths):
     """The case files named, directories searched recursively; problems for missing paths."""
     files, problems = [], []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found = sorted(
-                p
-                for p in path.rglob("*")
-                if p.is_file()
-                and p.suffix in CASE_FILE_SUFFIXES
-                # Hidden folders (.git, .venv) hold no cases of ours.
-                and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            )
+            found = _case_files_under(path, problems)
             if not found:
                 problems.append(Problem(str(path), "no *.json or *.jsonl files in this directory"))
             files.extend(found)
@@ -200,10 +226,39 @@ class _Text:
 _NEAR_THE_END = 16
 
 
-_DECODER = json.JSONDecoder()
+class _Decoder:
+    """json's decoder, noting the keys given twice in one object (JSON allows it, and the
+    last value would silently win: an "id" given twice stored the case under the second)."""
+
+    def __init__(self, check_duplicate_keys=True):
+        self.duplicates = []
+        self.json = json.JSONDecoder(
+            object_pairs_hook=self._object if check_duplicate_keys else None
+        )
+
+    def _object(self, pairs):
+        value = dict(pairs)
+        if len(value) != len(pairs):
+            seen = set()
+            self.duplicates += [key for key, _ in pairs if key in seen or seen.add(key)]
+        return value
+
+    def loads(self, text):
+        self.duplicates = []
+        return self.json.decode(text)
+
+    def raw_decode(self, text, position):
+        self.duplicates = []
+        return self.json.raw_decode(text, position)
+
+    def record(self, value, file, line, fingerprint):
+        record = CaseRecord(value, file, line, fingerprint=fingerprint)
+        for key in dict.fromkeys(self.duplicates):
+            record.problem(f"the key {key!r} is given twice in one object; give each once")
+        return record
 
 
-def _array_records(text, file):
+def _array_records(text, file, decoder):
     """The elements of a JSON array, each with the line it starts on; its opening `[` is at
     text.buffer[0]. Problems are yielded where they are met; reading stops at the first
     malformed place, since what follows it cannot be told apart."""
@@ -233,7 +288,7 @@ def _array_records(text, file):
         start = position
         while True:
             try:
-                value, end = _DECODER.raw_decode(text.buffer, start)
+                value, end = decoder.raw_decode(text.buffer, start)
                 break
             except json.JSONDecodeError as error:
                 unterminated = error.msg.startswith("Unterminated string")
@@ -247,7 +302,9 @@ def _array_records(text, file):
         if end > len(text.buffer) - _NEAR_THE_END and text.more():
             # A number may go on in the next block ("12" of "12.5"): decode it again.
             continue
-        yield CaseRecord(value, file, text.line_at(start), fingerprint=hash(text.buffer[start:end]))
+        yield decoder.record(
+            value, file, text.line_at(start), fingerprint=hash(text.buffer[start:end])
+        )
         position, expect_value, first = end, False, False
     # After the array's `]`, only whitespace.
     position = text.skip_space(position)
@@ -255,7 +312,7 @@ def _array_records(text, file):
         yield text.error(file, json.JSONDecodeError("Extra data", text.buffer, position))
 
 
-def _json_lines_records(lines, file, progress, first_number=1, first_offset=0):
+def _json_lines_records(lines, file, progress, decoder, first_number=1, first_offset=0):
     """One record per non-blank line; `lines` gives the raw lines (bytes, each ending in
     b"\\n" but maybe the last). Only "\\n" ends a line: U+2028 in a string does not."""
     offset = first_offset
@@ -270,14 +327,14 @@ def _json_lines_records(lines, file, progress, first_number=1, first_offset=0):
         if not text.strip():
             continue
         try:
-            value = json.loads(text)
+            value = decoder.loads(text)
         except json.JSONDecodeError as error:
             yield _decode_error(file, error, line_offset=number - 1)
             continue
         except (RecursionError, ValueError) as error:
             yield _unreadable_value(file, error, number)
             continue
-        yield CaseRecord(value, file, number, fingerprint=hash(raw))
+        yield decoder.record(value, file, number, fingerprint=hash(raw))
 
 
 def _is_json_value(text):
@@ -288,7 +345,7 @@ def _is_json_value(text):
     return True
 
 
-def _json_file_records(handle, file, progress):
+def _json_file_records(handle, file, progress, decoder):
     """A .json file: a JSON array (streamed), JSON Lines, or one value (a case)."""
     first_line = handle.readline()
     progress(len(first_line))
@@ -302,7 +359,7 @@ def _json_file_records(handle, file, progress):
         text = _Text(handle, progress, first_line, line=line, offset=offset)
         start = text.skip_space(0)
         text.buffer, text.column = text.buffer[start:], start
-        yield from _array_records(text, file)
+        yield from _array_records(text, file, decoder)
         return
     try:
         first_text = first_line.decode("utf-8")
@@ -310,8 +367,10 @@ def _json_file_records(handle, file, progress):
         raise _NotUtf8(offset + error.start) from None
     if _is_json_value(first_text):
         # One value per line: JSON Lines in a .json file (or a case written on one line).
-        yield from _json_lines_records([first_line], file, _ignore, line, offset)
-        yield from _json_lines_records(handle, file, progress, line + 1, offset + len(first_line))
+        yield from _json_lines_records([first_line], file, _ignore, decoder, line, offset)
+        yield from _json_lines_records(
+            handle, file, progress, decoder, line + 1, offset + len(first_line)
+        )
         return
     # One value over several lines: a case, read whole.
     rest = handle.read()
@@ -322,7 +381,7 @@ def _json_file_records(handle, file, progress):
     except UnicodeDecodeError as error:
         raise _NotUtf8(offset + error.start) from None
     try:
-        value = json.loads(text)
+        value = decoder.loads(text)
     except json.JSONDecodeError as error:
         yield _decode_error(file, error, line_offset=line - 1)
         return
@@ -330,13 +389,17 @@ def _json_file_records(handle, file, progress):
         yield _unreadable_value(file, error, line)
         return
     line += text.count("\n", 0, len(text) - len(text.lstrip()))
-    yield CaseRecord(value, file, line, fingerprint=hash(text))
+    yield decoder.record(value, file, line, fingerprint=hash(text))
 
 
-def iter_case_file(path, progress: Callable[[int], None] = _ignore) -> Iterator:
+def iter_case_file(
+    path, progress: Callable[[int], None] = _ignore, *, check_duplicate_keys=True
+) -> Iterator:
     """The cases of one file, read as a stream: a CaseRecord for each case and a Problem for
     each place that cannot be read, in the order of the file. `progress(n)` is told of every
-    n bytes read."""
+    n bytes read. Without `check_duplicate_keys` (a second reading of a file checked before),
+    keys given twice in an object are not looked for, which reads about twice as fast."""
+    decoder = _Decoder(check_duplicate_keys)
     file = str(path)
     try:
         handle = open(path, "rb")
@@ -350,9 +413,9 @@ def iter_case_file(path, progress: Callable[[int], None] = _ignore) -> Iterator:
             else:
                 progress(len(BOM))
             if path.suffix == ".jsonl":
-                yield from _json_lines_records(handle, file, progress)
+                yield from _json_lines_records(handle, file, progress, decoder)
             else:
-                yield from _json_file_records(handle, file, progress)
+                yield from _json_file_records(handle, file, progress, decoder)
         except _NotUtf8 as error:
             yield Problem(file, f"not UTF-8 text (byte {error.offset})")
         except OSError as error:

@@ -175,8 +175,10 @@ class CaseImport:
 
     # Reading --------------------------------------------------------------------------
 
-    def _read(self, description):
-        """Every CaseRecord and Problem of the files, one at a time, with a progress meter."""
+    def _read(self, description, *, again=False):
+        """Every CaseRecord and Problem of the files, one at a time, with a progress meter;
+        `again` for the second reading (the text checked the first time is checked for being
+        the same, by its fingerprint)."""
         total = 0
         for path in self.files:
             try:
@@ -186,7 +188,7 @@ class CaseImport:
         meter = self.progress(description, total)
         try:
             for path in self.files:
-                yield from iter_case_file(Path(path), meter.update)
+                yield from iter_case_file(Path(path), meter.update, check_duplicate_keys=not again)
         finally:
             meter.close()
 
@@ -219,7 +221,8 @@ class CaseImport:
         """Check one case as read, keep its facts, and let the case itself go."""
         if not isinstance(record.data, dict):
             record.problem("must be a case object")
-        elif checks.check_format(record):
+        else:
+            checks.check_format(record)
             checks.check_own_rules(record)
         facts = CaseFacts(record.file, record.line, record.case_id, record.fingerprint)
         if record.problems:
@@ -398,7 +401,7 @@ class CaseImport:
         """The cases read a second time, in batches of (facts, data); a case that is not the
         one checked (the file changed in between) refuses the run."""
         batch, index = [], 0
-        for item in self._read("Writing"):
+        for item in self._read("Writing", again=True):
             facts = self.facts[index] if index < len(self.facts) else None
             if (
                 not isinstance(item, CaseRecord)
