@@ -93,6 +93,13 @@ class OrganisationAdmin(LibraryAdmin):
     def case_count(self, organisation):
         return organisation.case_count
 
+    def save_model(self, request, organisation, form, change):
+        super().save_model(request, organisation, form, change)
+        if change and "name" in form.changed_data:
+            # Each of its cases reads differently now (its `org`): a copy kept in sync by
+            # ?updated_since= (the library's time of each change) must fetch them again.
+            Case.objects.filter(organisation=organisation).update(changed_at=timezone.now())
+
 
 @admin.register(Term)
 class TermAdmin(LibraryAdmin):

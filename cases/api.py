@@ -1,11 +1,16 @@
 """The JSON API: cases in the exchange format, the taxonomy, and the whole library at once.
 
 - `/api/cases/`: the parameters of /cases/ (cases/listing/selection.py) plus `page` and `per_page`;
-  `{"total", "page", "pages", "per_page", "next", "previous", "results"}` where each result
-  is a case in the exchange format (cases/schema/case.schema.json).
+  `{"synced_at", "total", "page", "pages", "per_page", "next", "previous", "results"}`
+  where each result is a case in the exchange format (cases/schema/case.schema.json).
 - `/api/taxonomy/`: every facet and its terms, labels and descriptions in both languages,
   with the number of public cases of each.
-- `/api/cases.jsonl`: every public case in the exchange format, one per line, streamed.
+- `/api/cases.jsonl`: every public case in the exchange format, one per line, streamed from
+  one snapshot; the `Incidentlib-Synced-At` header says when it is complete up to.
+
+`synced_at` (and that header) is the time to give `updated_since` next, for an incremental
+copy: it filters on the library's own time of each write (`changed_at`), not on updated_at,
+which an import takes from its file.
 
 Every error is a JSON object `{"error": ..., "parameters": {name: [problems]}}` with a 4xx
 status: 400 for a parameter that is unknown or malformed or names no term, 404 for a page
@@ -26,8 +31,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 
 from cases.caching import public_page
-from cases.exchange.export import iter_cases, read_in_one_snapshot, snapshot
-from cases.exchange.format import public_case_to_exchange
+from cases.exchange.export import iter_cases, read_in_one_snapshot, snapshot, sync_time
+from cases.exchange.format import format_timestamp, public_case_to_exchange
 from cases.listing.counts import library_counts
 from cases.listing.links import url_with
 from cases.listing.selection import CaseFilter
@@ -37,6 +42,7 @@ MAX_PER_PAGE = 100
 # Parameters every page takes: `lang` chooses the language of error messages.
 PAGING_PARAMS = ("page", "per_page", "lang")
 ALLOWED_METHODS = ("GET", "HEAD")
+SYNCED_AT_HEADER = "Incidentlib-Synced-At"
 
 
 def _json(value, status=200):
@@ -82,8 +88,21 @@ def _both_languages(text):
     return values
 
 
+def with_sync_time(view):
+    """Note on the request the time the answer is complete up to (`sync_time`), read before
+    the view's snapshot."""
+
+    @wraps(view)
+    def answer(request, *args, **kwargs):
+        request.synced_at = sync_time()
+        return view(request, *args, **kwargs)
+
+    return answer
+
+
 @read_only
 @public_page
+@with_sync_time
 @read_in_one_snapshot
 def case_list(request):
     unknown = sorted(set(request.GET) - set(CaseFilter.base_filters) - set(PAGING_PARAMS))
@@ -125,6 +144,7 @@ def case_list(request):
 
     return _json(
         {
+            "synced_at": format_timestamp(request.synced_at),
             "total": paginator.count,
             "page": page.number,
             "pages": paginator.num_pages,
@@ -175,7 +195,9 @@ def taxonomy(request):
 @read_only
 def bulk_download(request):
     """Every public case as JSON Lines, fetched and written a chunk at a time, all from one
-    snapshot of the library (cases/exchange/export.py)."""
+    snapshot of the library (cases/exchange/export.py); `Incidentlib-Synced-At` gives the
+    time it is complete up to, for `?updated_since=` next time."""
+    synced_at = sync_time()
 
     def lines():
         # Opened here, not in the view: the view returns before the first line is made.
@@ -186,6 +208,7 @@ def bulk_download(request):
 
     response = StreamingHttpResponse(lines(), content_type="application/jsonl; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="incidentlib-cases.jsonl"'
+    response[SYNCED_AT_HEADER] = format_timestamp(synced_at)
     return response
 
 

@@ -434,6 +434,8 @@ class Case(models.Model):
             # The case list sorted by date (the default order) and by last update.
             models.Index(fields=["-date", "id"], name="case_date_idx"),
             models.Index(fields=["-updated_at"], name="case_updated_idx"),
+            # Incremental sync (?updated_since=): the library's own time of writes, oldest first.
+            models.Index(fields=["changed_at", "id"], name="case_changed_idx"),
             # The feed (reviewed cases, latest review first) and the reviewed=yes|no filter.
             models.Index(fields=["-reviewed_at"], name="case_reviewed_idx"),
             # Full-text search (cases/listing/search.py): search_vector @@ query.

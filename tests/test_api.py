@@ -5,6 +5,7 @@ import json
 import jsonschema
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from cases.exchange.format import case_schema
 from cases.models import Term
@@ -58,21 +59,33 @@ def test_api_pages_have_a_total_and_next_and_previous_links(client, library):
     )
     second = client.get(first["next"]).json()
     assert ids(second) == ["A-1"] and second["next"] is None
-    assert client.get(second["previous"]).json() == first
+    # The same page, read a moment later (only the time it is complete up to differs).
+    again = client.get(second["previous"]).json()
+    assert again.pop("synced_at") >= first.pop("synced_at")
+    assert again == first
 
 
-def test_updated_since_gives_what_changed_oldest_change_first(client, tmp_path, library):
-    changed = [
-        plain_case("A-2", updated_at="2027-02-01T00:00:00Z"),
-        plain_case("A-5", updated_at="2027-01-01T00:00:00Z", review=REVIEWED),
-    ]
-    store(tmp_path, *changed, name="changed.json")
-    body = client.get("/api/cases/?updated_since=2027-01-01T00:00:00Z").json()
-    assert ids(body) == ["A-5", "A-2"]
-    assert ids(client.get("/api/cases/?updated_since=2027-01-15T00:00:00%2B00:00").json()) == [
-        "A-2"
-    ]
-    assert client.get("/api/cases/?updated_since=2028-01-01").json()["total"] == 0
+@pytest.mark.django_db(transaction=True)  # two imports that replace cases: one each
+def test_updated_since_gives_what_the_library_changed_latest_change_first(
+    client, tmp_path, library
+):
+    # Changed by the library after `before`: A-5, then A-2 (whatever updated_at they give).
+    before = timezone.now()
+    store(
+        tmp_path,
+        plain_case("A-5", review=REVIEWED, title={"en": "New", "ko": None}),
+        name="a5.json",
+    )
+    between = timezone.now()
+    store(tmp_path, plain_case("A-2", updated_at="2001-01-01T00:00:00Z"), name="a2.json")
+
+    def since(moment):
+        return ids(client.get("/api/cases/", {"updated_since": moment.isoformat()}).json())
+
+    assert since(before) == ["A-2", "A-5"]
+    assert since(between) == ["A-2"]
+    assert since(timezone.now()) == []
+    assert client.get("/api/cases/?updated_since=2999-01-01").json()["total"] == 0
 
 
 @pytest.mark.parametrize(

@@ -7,12 +7,13 @@ lists come from another. `snapshot()` runs all of them in one REPEATABLE READ, R
 transaction: every query of the export sees the library as it was at its first query.
 
 `export_cases` and `/api/cases.jsonl` read through it, and so do the case page,
-`/cases/<id>.json` and the pages of `/api/cases/` (`read_in_one_snapshot`). The download streams: its view has
-returned before the first line is made, so the snapshot is opened by the generator that
-makes the lines, and is closed when the generator is (the response's close() at the end of
-the request, or when the client goes away).
+`/cases/<id>.json` and the pages of `/api/cases/` (`read_in_one_snapshot`). The download
+streams: its view has returned before the first line is made, so the snapshot is opened by
+the generator that makes the lines, and is closed when the generator is (the response's
+close() at the end of the request, or when the client goes away).
 """
 
+import datetime
 import json
 from contextlib import contextmanager
 from functools import wraps
@@ -21,6 +22,9 @@ from django.db import DEFAULT_DB_ALIAS, connections, transaction
 
 # Cases fetched (with their lists, in a fixed number of queries) per step of an export.
 CHUNK_SIZE = 200
+# A sync time is given this much earlier than the database says: room for the app servers'
+# clocks (which time each write, `changed_at`) to run a little behind the database's.
+SYNC_MARGIN = datetime.timedelta(seconds=5)
 
 
 @contextmanager
@@ -42,6 +46,28 @@ def snapshot(using=DEFAULT_DB_ALIAS):
     with transaction.atomic(using=using), connection.cursor() as cursor:
         cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         yield
+
+
+def sync_time(using=DEFAULT_DB_ALIAS):
+    """The time a copy made from a snapshot taken after this call is complete up to.
+
+    Every write that such a snapshot does not show has a `changed_at` at or after it: the
+    write either starts later, or is in a transaction already open now, and a transaction
+    times its writes after it begins. So a copy that asks next for `updated_since` this
+    time misses nothing (it may get a few cases twice). Call it before `snapshot()`.
+    Reading other sessions' `xact_start` needs the same database role as they have (or
+    pg_read_all_stats), as an app's own connections do.
+    """
+    with connections[using].cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT least(statement_timestamp(), min(xact_start))
+              FROM pg_stat_activity
+             WHERE datname = current_database() AND pid <> pg_backend_pid()
+            """
+        )
+        (moment,) = cursor.fetchone()
+    return moment - SYNC_MARGIN
 
 
 def read_in_one_snapshot(view):

@@ -6,10 +6,12 @@ parameters through `CaseFilter`:
 - `domain`, `symptoms`, `components`, `root_cause`, `contributing`, `severity`: term slugs
   of that facet, repeated for several (a case having any of them);
 - `org`: slugs of organisations with a public case, likewise; `reviewed`: `yes` or `no`;
-- `year_from`, `year_to`: the case's year, inclusive; `updated_since`: an ISO 8601 time;
+- `year_from`, `year_to`: the case's year, inclusive; `updated_since`: an ISO 8601 time, the
+  cases the library changed since (`changed_at`, the server's time of each write);
 - `q`: words to search for (cases/listing/search.py); `sort`: `relevance`, `date` or `updated`,
   newest first (by default relevance when searching, else date; with `updated_since` and no
-  `sort`, the oldest change first, the order an incremental sync wants).
+  `sort`, the latest change by the library first: a case changed while a sync pages through
+  moves to the first page, already read, and no case slips past the sync).
 
 The facet filters (the taxonomy, `org` and `reviewed`) are kept apart from the others as
 conditions, one per parameter, because facet counts (cases/listing/counts.py) need the selection
@@ -181,7 +183,9 @@ class CaseFilter(django_filters.FilterSet):
         if "year_to" in selection:
             conditions["year_to"] = Q(date__year__lte=selection["year_to"])
         if "updated_since" in selection:
-            conditions["updated_since"] = Q(updated_at__gte=selection["updated_since"])
+            # The library's own time of the write, not updated_at: an import keeps the
+            # updated_at its file gives, and a copy kept in sync must still learn of it.
+            conditions["updated_since"] = Q(changed_at__gte=selection["updated_since"])
         return conditions
 
     def narrow(self, cases):
@@ -195,7 +199,7 @@ class CaseFilter(django_filters.FilterSet):
         for condition in self.facet_conditions().values():
             cases = cases.filter(condition)
         if "updated_since" in self.selection() and not self.form.cleaned_data.get("sort"):
-            return cases.order_by("updated_at", "id")
+            return cases.order_by("-changed_at", "id")
         if self.sort_order == "relevance":
             return search.by_relevance(cases, self.search_text)
         if self.sort_order == "updated":

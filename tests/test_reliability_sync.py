@@ -1,0 +1,120 @@
+"""Incremental sync: `updated_since` is the library's own time of each write (`changed_at`),
+and every answer says the time to ask from next (`synced_at`)."""
+
+import json
+
+import psycopg
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.utils import timezone
+
+from cases.exchange.format import parse_timestamp
+from cases.models import Organisation
+
+from .conftest import url_of_test_database
+from .library import listed_ids, plain_case, store
+
+pytestmark = pytest.mark.django_db
+
+KEPT = "2020-05-06T07:08:09Z"
+
+
+def since(client, moment, url="/api/cases/"):
+    if isinstance(moment, str):
+        moment = parse_timestamp(moment)
+    return client.get(url, {"updated_since": moment.isoformat()})
+
+
+def api_ids(response):
+    return [case["id"] for case in response.json()["results"]]
+
+
+def test_an_import_that_keeps_updated_at_is_found_by_updated_since(client, tmp_path):
+    store(tmp_path, plain_case("S-1", updated_at=KEPT), plain_case("S-2", updated_at=KEPT))
+    before_import = timezone.now()
+    changed = plain_case("S-1", updated_at=KEPT, summary={"en": "Rewritten.", "ko": None})
+    store(tmp_path, changed, name="changed.json")
+    assert api_ids(since(client, before_import)) == ["S-1"]
+    assert listed_ids(since(client, before_import, "/cases/").content.decode()) == ["S-1"]
+    # The round trip still gives back the file's updated_at.
+    case = client.get("/cases/S-1.json").json()
+    assert case["updated_at"] == KEPT and case["summary"]["en"] == "Rewritten."
+
+
+def test_the_synced_at_of_one_answer_finds_every_later_change(client, tmp_path):
+    store(tmp_path, plain_case("S-1"), plain_case("S-2"), plain_case("S-3"))
+    first = client.get("/api/cases/").json()
+    assert first["total"] == 3
+    store(tmp_path, plain_case("S-2", updated_at=KEPT, title={"en": "B", "ko": None}), name="b")
+    later = since(client, first["synced_at"]).json()
+    assert "S-2" in api_ids_of(later)
+    # Latest change first: a case changed while a sync pages through moves to page 1.
+    assert api_ids_of(later)[0] == "S-2"
+
+
+def api_ids_of(body):
+    return [case["id"] for case in body["results"]]
+
+
+def test_renaming_an_organisation_counts_as_a_change_of_its_cases(client, tmp_path):
+    store(tmp_path, plain_case("S-1"), plain_case("S-2", org="Other", org_slug="other"))
+    admin = get_user_model().objects.create_superuser("root", password="a long password 1")
+    before = timezone.now()
+    staff = Client()
+    staff.force_login(admin)
+    organisation = Organisation.objects.get(slug="example-org")
+    response = staff.post(
+        f"/admin/cases/organisation/{organisation.pk}/change/",
+        {"name": "Example Organisation"},
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    body = since(client, before).json()
+    assert api_ids_of(body) == ["S-1"]
+    assert body["results"][0]["org"] == "Example Organisation"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_transaction_open_before_the_answer_holds_synced_at_back(tmp_path):
+    store(tmp_path, plain_case("S-1"))
+    with psycopg.connect(url_of_test_database()) as other:
+        # Another session's transaction (a long import, say) is open: whatever it writes
+        # may be timed from its start, so the answers may not claim to be complete past it.
+        started = other.execute("SELECT now()").fetchone()[0]
+        body = Client().get("/api/cases/").json()
+        download = Client().get("/api/cases.jsonl")
+        b"".join(download.streaming_content)
+        other.rollback()
+    assert parse_timestamp(body["synced_at"]) < started
+    assert parse_timestamp(download["Incidentlib-Synced-At"]) < started
+    after = Client().get("/api/cases/").json()
+    assert parse_timestamp(after["synced_at"]) > started - timezone.timedelta(seconds=10)
+    assert json.loads(b"".join(Client().get("/api/cases.jsonl").streaming_content))["id"] == "S-1"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_case_changed_while_a_sync_pages_through_makes_it_skip_nothing(tmp_path):
+    from cases.models import Case
+
+    store(tmp_path, plain_case("S-1"), plain_case("S-2"), plain_case("S-3"))
+    an_hour_ago = timezone.now() - timezone.timedelta(hours=1)
+    Case.objects.update(changed_at=an_hour_ago)
+    client = Client()
+    seen = []
+    page = client.get(
+        "/api/cases/",
+        {"updated_since": (an_hour_ago - timezone.timedelta(hours=1)).isoformat(), "per_page": 1},
+    ).json()
+    first_synced_at = page["synced_at"]
+    seen += api_ids_of(page)
+    # The case just read is changed (by an import) before the sync reads on.
+    changed = plain_case(seen[0], title={"en": "Changed meanwhile", "ko": None})
+    store(tmp_path, changed, name="changed.json")
+    while page["next"]:
+        page = client.get(page["next"]).json()
+        seen += api_ids_of(page)
+    assert set(seen) == {"S-1", "S-2", "S-3"}
+    following = since(client, first_synced_at).json()
+    assert [(c["id"], c["title"]["en"]) for c in following["results"]] == [
+        (seen[0], "Changed meanwhile")
+    ]
