@@ -1,3 +1,6 @@
+import re
+import unicodedata
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.paginator import InvalidPage, Paginator
@@ -19,6 +22,7 @@ from cases.listing.page import CaseListing
 from cases.models import Case, Facet, Organisation, Term, validate_http_url
 from cases.templatetags.case_text import known_value
 
+HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
 RECENT_CASES = 8
 HOME_TERMS_PER_FACET = 8
 
@@ -208,6 +212,17 @@ def term_detail(request, facet, slug):
     )
 
 
+def reading_order(name, language):
+    """A sort key for names as a reader expects them: case and accents ignored ("crates.io"
+    beside "Cloudflare", "TUI Airways" after "Tarsnap"), and the names written in the
+    reader's own script first (가나다 before ABC on a Korean page, after it on an English one)."""
+    folded = "".join(
+        c for c in unicodedata.normalize("NFKD", name.casefold()) if not unicodedata.combining(c)
+    )
+    is_korean = bool(HANGUL.match(name.lstrip()))
+    return (is_korean != (language == "ko"), folded, name)
+
+
 @require_safe
 @public_page
 def organisation_list(request):
@@ -216,7 +231,8 @@ def organisation_list(request):
         {"slug": slug, "name": counts.org_names[slug], "case_count": counts.count("org", slug)}
         for slug in counts.values("org")
     ]
-    organisations.sort(key=lambda organisation: organisation["name"].casefold())
+    language = content_language(get_language())
+    organisations.sort(key=lambda organisation: reading_order(organisation["name"], language))
     return render(request, "cases/organisation_list.html", {"organisations": organisations})
 
 

@@ -184,3 +184,44 @@ def test_a_long_case_prints_to_a_clean_pdf(live_server, lang):
         lines = [line.strip() for line in page_text.splitlines() if line.strip()]
         if lines:
             assert lines[-1] not in ("Lessons", "교훈", "Sources", "출처"), lines[-1]
+
+
+@pytest.fixture
+def listed_cases(tmp_path):
+    from .library import six_cases, store
+
+    store(tmp_path, *six_cases())
+
+
+@needs_chromium
+@pytest.mark.usefixtures("listed_cases")
+def test_on_a_phone_the_filters_open_at_the_top_with_targets_24_px_tall(live_server, phone_page):
+    page = phone_page
+    page.goto(f"{live_server.url}/cases/?severity=high&lang=en")
+    control = page.locator(".filters > summary")
+    assert control.inner_text() == "Filters (1)"
+    assert control.is_visible() and not page.locator("aside.facets").is_visible()
+    assert control.bounding_box()["y"] < page.locator(".case-row").first.bounding_box()["y"]
+    control.click()
+    assert page.locator("aside.facets").is_visible()
+    SCREENSHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=SCREENSHOTS / "list-en-390-filters-open.png")
+    heights = page.eval_on_selector_all(
+        "aside.facets .facet-value a, aside.facets summary, .filters > summary, .pagination a",
+        "elements => elements.filter(e => e.getClientRects().length)"
+        ".map(e => e.getBoundingClientRect().height)",
+    )
+    assert heights and min(heights) >= 24
+
+
+@needs_chromium
+@pytest.mark.usefixtures("listed_cases")
+def test_on_a_wide_screen_the_filters_are_open_beside_the_results(live_server, phone_page):
+    page = phone_page
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{live_server.url}/cases/?severity=high&lang=ko")
+    assert not page.locator(".filters > summary").is_visible()
+    facets = page.locator("aside.facets")
+    assert facets.is_visible()
+    assert facets.bounding_box()["x"] > page.locator(".results").bounding_box()["x"] + 400
+    page.screenshot(path=SCREENSHOTS / "list-ko-1280.png")

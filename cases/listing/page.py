@@ -7,7 +7,7 @@ narrows the page's cases (`/orgs/aws/?org=cloudflare` shows none), it never adds
 and links (`listing.links`, cases/listing/links.py).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.urls import reverse
@@ -22,6 +22,9 @@ from cases.models import Facet, Term
 
 # Organisations listed in the sidebar (the rest are one click away on /orgs/).
 SIDEBAR_ORGANISATIONS = 10
+# Values of a facet the sidebar shows at first: those with cases, most cases first; the
+# others (with fewer cases, then with none) are behind the facet's "more" control.
+FIRST_VALUES = 5
 
 PARAM_LABELS = {
     **{facet.value: facet.label for facet in Facet},
@@ -51,6 +54,21 @@ class FacetGroup:
     label: str
     values: list
     more_url: str = ""
+    # The values behind "more" (split_values() fills it).
+    more: list = field(default_factory=list)
+
+    def split_values(self, first=FIRST_VALUES):
+        """Keep at first the chosen values and the first `first` with cases; the rest, with
+        cases and then without, go behind "more"."""
+        shown, more = [], []
+        for value in self.values:
+            if value.chosen or (value.count and len(shown) < first):
+                shown.append(value)
+            else:
+                more.append(value)
+        more.sort(key=lambda v: v.count == 0)  # stable: the order within each part is kept
+        self.values, self.more = shown, more
+        return self
 
 
 @dataclass
@@ -205,7 +223,7 @@ class CaseListing:
                     ],
                 )
             )
-        return groups
+        return [group.split_values() for group in groups]
 
     def chips(self):
         """The parameters in use, one chip per value, each with the link that removes it."""
