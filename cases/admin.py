@@ -54,6 +54,17 @@ REVIEW = gettext_lazy("Review")
 
 admin.site.site_header = admin.site.site_title = "incidentlib"
 
+
+def _index_with_terms_needing_labels(index):
+    """The admin index, saying how many taxonomy terms need a label (templates/admin/index.html)."""
+
+    def index_view(request, extra_context=None):
+        count = Term.objects.filter(TERMS_NEEDING_LABELS["missing"]).count()
+        return index(request, {"terms_needing_labels": count, **(extra_context or {})})
+
+    return index_view
+
+
 REVIEW_FIELDS = ("status", "reviewed_by", "reviewed_at", "reviewer", "last_change")
 
 
@@ -101,13 +112,44 @@ class OrganisationAdmin(LibraryAdmin):
             Case.objects.filter(organisation=organisation).update(changed_at=timezone.now())
 
 
+class TermLabelFilter(admin.SimpleListFilter):
+    """Terms an import made with a label from their slug, and terms with no Korean label."""
+
+    title = gettext_lazy("labels")
+    parameter_name = "labels"
+
+    def lookups(self, request, model_admin):
+        return [
+            ("missing", _("Needing a label")),
+            ("from_slug", _("Made from the slug by an import")),
+            ("no_korean", _("No Korean label")),
+        ]
+
+    def queryset(self, request, queryset):
+        condition = TERMS_NEEDING_LABELS.get(self.value())
+        return queryset.filter(condition) if condition is not None else queryset
+
+
+TERMS_NEEDING_LABELS = {
+    "missing": Q(needs_label=True) | Q(label_ko=""),
+    "from_slug": Q(needs_label=True),
+    "no_korean": Q(label_ko=""),
+}
+
+
 @admin.register(Term)
 class TermAdmin(LibraryAdmin):
     import_keys = ("facet", "slug")
-    list_display = ("slug", "facet", "label_en", "label_ko")
-    list_filter = ("facet",)
+    list_display = ("slug", "facet", "label_en", "label_ko", "needs_label")
+    list_filter = (TermLabelFilter, "facet")
     search_fields = ("slug", "label_en", "label_ko")
     ordering = ("facet", "slug")
+    # Saving a term in the admin gives it its labels.
+    exclude = ("needs_label",)
+
+    def save_model(self, request, obj, form, change):
+        obj.needs_label = False
+        super().save_model(request, obj, form, change)
 
     def get_search_results(self, request, queryset, search_term):
         queryset, may_have_duplicates = super().get_search_results(request, queryset, search_term)
@@ -545,3 +587,6 @@ class CaseAdmin(LibraryAdmin):
                 "media": self.media,
             },
         )
+
+
+admin.site.index = _index_with_terms_needing_labels(admin.site.index)

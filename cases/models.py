@@ -162,6 +162,14 @@ class Term(models.Model):
     label_ko = models.CharField(_("label (Korean)"), max_length=200, blank=True)
     description_en = models.TextField(_("description (English)"), blank=True)
     description_ko = models.TextField(_("description (Korean)"), blank=True)
+    # An import creates a term it does not know with a label made from its slug ("Cdn edge"):
+    # such a term is marked until someone gives it real labels (the admin, load_taxonomy,
+    # load_demo). True by default, so that whatever creates a term without saying so marks it.
+    needs_label = models.BooleanField(
+        _("needs a label"),
+        default=True,
+        help_text=_("Made by an import, with a label made from its slug."),
+    )
 
     objects = TermQuerySet.as_manager()
 

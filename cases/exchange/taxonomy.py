@@ -1,7 +1,10 @@
 """Loading taxonomy terms from a JSON file.
 
 The file is a JSON array of terms, each
-``{"facet": ..., "slug": ..., "label": {"en", "ko"}, "description": {"en", "ko"}}``.
+``{"facet": ..., "slug": ..., "label": {"en", "ko"}, "description": {"en", "ko"}}``,
+or what `/api/taxonomy/` gives (``{"facets": [{"facet": ..., "terms": [...]}]}``, whose
+counts and links are ignored), so that a library's taxonomy can be loaded into another.
+A term loaded from a file has its labels: it no longer needs one (`Term.needs_label`).
 """
 
 import json
@@ -33,7 +36,7 @@ def _term_fields(entry, where, problems):
     if not isinstance(entry, dict):
         problem(None, "must be a term object")
         return None
-    unknown = set(entry) - {"facet", "slug", "label", "description"}
+    unknown = set(entry) - {"facet", "slug", "label", "description"} - API_ONLY_FIELDS
     if unknown:
         problem(None, f"unknown field {', '.join(sorted(unknown))}")
     if entry.get("facet") not in Facet.values:
@@ -46,7 +49,7 @@ def _term_fields(entry, where, problems):
     for name in ("label", "description"):
         value = entry.get(name, {})
         if not isinstance(value, dict) or not all(
-            isinstance(value.get(lang, ""), str) for lang in ("en", "ko")
+            isinstance(value.get(lang) or "", str) for lang in ("en", "ko")
         ):
             problem(name, "must be an object with English and Korean strings")
             value = {}
@@ -54,7 +57,28 @@ def _term_fields(entry, where, problems):
         texts[f"{name}_ko"] = value.get("ko") or ""
     if not texts["label_en"]:
         problem("label.en", "is missing: every term needs an English label")
-    return {"facet": entry.get("facet"), "slug": entry.get("slug"), **texts}
+    return {"facet": entry.get("facet"), "slug": entry.get("slug"), **texts, "needs_label": False}
+
+
+# What /api/taxonomy/ says of a term besides its labels, left aside when loading it.
+API_ONLY_FIELDS = {"cases", "url", "cases_url"}
+
+
+def _api_entries(document):
+    """The terms of an /api/taxonomy/ answer, each with its facet, as the file lists them."""
+    facets = document.get("facets")
+    if not isinstance(facets, list) or not all(isinstance(f, dict) for f in facets):
+        return None
+    entries = []
+    for facet in facets:
+        terms = facet.get("terms")
+        if not isinstance(terms, list):
+            return None
+        entries += [
+            {"facet": facet.get("facet"), **term} if isinstance(term, dict) else term
+            for term in terms
+        ]
+    return entries
 
 
 def load_taxonomy(path, *, keep_existing=False, dry_run=False):
@@ -72,8 +96,12 @@ def load_taxonomy(path, *, keep_existing=False, dry_run=False):
             Problem(file, f"malformed JSON: {error.msg}", line=error.lineno, column=error.colno)
         )
         return result
+    if isinstance(entries, dict):
+        entries = _api_entries(entries)
     if not isinstance(entries, list):
-        result.problems.append(Problem(file, "must be a JSON array of terms"))
+        result.problems.append(
+            Problem(file, "must be a JSON array of terms or what /api/taxonomy/ gives")
+        )
         return result
     terms, seen = [], set()
     for index, entry in enumerate(entries):
@@ -95,7 +123,11 @@ def load_taxonomy(path, *, keep_existing=False, dry_run=False):
             if term is None:
                 Term.objects.create(**fields)
                 result.created += 1
-            elif keep_existing or all(getattr(term, k) == v for k, v in fields.items()):
+            elif (keep_existing and not term.needs_label) or all(
+                getattr(term, k) == v for k, v in fields.items()
+            ):
+                # keep_existing (load_demo) still gives labels to a term an import made
+                # with a label from its slug.
                 result.unchanged += 1
             else:
                 Term.objects.filter(pk=term.pk).update(**fields)

@@ -1,7 +1,8 @@
 """Load the demo library (fixtures/): the taxonomy and the demo cases.
 
 Terms and cases already in the library are left as they are, so that running it again
-(every `make run` does) changes nothing, and edits made in the admin survive a restart.
+(every `make run` does) changes nothing, and edits made in the admin survive a restart; a
+term that an import made with a label from its slug gets the labels of fixtures/taxonomy.json.
 """
 
 from pathlib import Path
