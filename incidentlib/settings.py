@@ -4,6 +4,8 @@ Development is asked for with DEBUG=1; without it every default is a production 
 and the settings a production server cannot guess (SECRET_KEY, DATABASE_URL) must be given.
 """
 
+import datetime
+import ipaddress
 import os
 from pathlib import Path
 
@@ -47,6 +49,14 @@ def env_list(name, default):
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
+def env_networks(name):
+    """Comma-separated addresses or networks (10.0.0.5, 10.0.0.0/8, fd00::/8)."""
+    try:
+        return [ipaddress.ip_network(item, strict=False) for item in env_list(name, [])]
+    except ValueError as error:
+        raise ImproperlyConfigured(f"{name}: {error}") from None
+
+
 DEBUG = env_bool("DEBUG", False)
 
 # Without DEBUG there is no default key: the web server (incidentlib/wsgi.py) refuses to start
@@ -55,9 +65,10 @@ DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY and DEBUG:
     SECRET_KEY = "insecure-development-key-do-not-use-in-production"
-elif SECRET_KEY and not DEBUG and (len(SECRET_KEY) < 32 or SECRET_KEY in ("change-me", "secret")):
+elif SECRET_KEY and not DEBUG and (len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5):
+    # Django's own deployment check (security.W009) asks for 50 characters, 5 of them distinct.
     raise ImproperlyConfigured(
-        "SECRET_KEY is too weak for production: use at least 32 random characters, e.g. "
+        "SECRET_KEY is too weak for production: use at least 50 random characters, e.g. "
         "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
     )
 
@@ -91,6 +102,7 @@ INSTALLED_APPS = [
     "django.contrib.sitemaps",
     "django.contrib.syndication",
     "django_filters",
+    "axes",
     "cases",
 ]
 
@@ -105,6 +117,14 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: answers a locked-out login (incidentlib/logins.py).
+    "axes.middleware.AxesMiddleware",
+]
+
+AUTHENTICATION_BACKENDS = [
+    # First: refuses a login from a locked-out account or address before any password check.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "incidentlib.urls"
@@ -171,6 +191,19 @@ SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
 SILENCED_SYSTEM_CHECKS = ["security.W005", "security.W021"]
 if env_bool("BEHIND_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# The proxies whose X-Forwarded-For is believed, for the client's address (login throttling):
+# a request from anywhere else is the client itself, whatever headers it sends.
+INCIDENTLIB_TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
+
+# Login throttling (django-axes, incidentlib/logins.py): an account, and an address, locked
+# after LOGIN_FAILURE_LIMIT failed logins in a row, for LOGIN_LOCKOUT_MINUTES; the failures
+# are kept in the database, shared by every app server.
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = datetime.timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "incidentlib.logins.client_address"
+AXES_LOCKOUT_CALLABLE = "incidentlib.logins.locked_out"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"

@@ -6,6 +6,9 @@ import sys
 
 from .conftest import ROOT
 
+# A production key as Django's deployment check wants it: 50 characters, not all alike.
+GOOD_KEY = "a-production-key-that-is-long-and-random-enough-1234567890"
+
 
 def load_settings(**env):
     base = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY", "DATABASE_URL")}
@@ -57,7 +60,7 @@ def test_without_debug_there_is_no_default_secret_key():
 
 
 def test_production_defaults_are_safe():
-    result = load_settings(SECRET_KEY="k" * 40, DATABASE_URL="postgres://x@localhost/x")
+    result = load_settings(SECRET_KEY=GOOD_KEY, DATABASE_URL="postgres://x@localhost/x")
     assert result.stdout.split() == ["False", "True"]
 
 
@@ -67,7 +70,7 @@ def test_a_bad_boolean_is_refused_by_name():
 
 
 def test_only_postgresql_is_accepted():
-    result = load_settings(SECRET_KEY="k" * 40, DATABASE_URL="sqlite:///db.sqlite3")
+    result = load_settings(SECRET_KEY=GOOD_KEY, DATABASE_URL="sqlite:///db.sqlite3")
     assert "PostgreSQL only" in result.stderr
 
 
@@ -75,7 +78,7 @@ def test_production_settings_pass_the_deployment_check():
     base = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY", "DATABASE_URL")}
     env = {
         **base,
-        "SECRET_KEY": "a-production-key-that-is-long-and-random-enough-1234567890",
+        "SECRET_KEY": GOOD_KEY,
         "DATABASE_URL": "postgres://x@localhost/x",
         "ALLOWED_HOSTS": "incidents.example.com",
     }
@@ -93,3 +96,16 @@ def test_production_settings_pass_the_deployment_check():
 def test_a_weak_production_secret_key_is_refused():
     result = load_settings(SECRET_KEY="change-me", DATABASE_URL="postgres://x@localhost/x")
     assert "SECRET_KEY is too weak for production" in result.stderr
+
+
+def test_a_production_secret_key_needs_fifty_characters():
+    result = load_settings(SECRET_KEY=GOOD_KEY[:49], DATABASE_URL="postgres://x@localhost/x")
+    assert "use at least 50 random characters" in result.stderr
+    result = load_settings(SECRET_KEY="k" * 60, DATABASE_URL="postgres://x@localhost/x")
+    assert "SECRET_KEY is too weak for production" in result.stderr
+    assert load_settings(SECRET_KEY=GOOD_KEY[:50], DATABASE_URL="postgres://x@x/x").returncode == 0
+
+
+def test_a_bad_trusted_proxy_is_refused_by_name():
+    result = load_settings(TRUSTED_PROXIES="10.0.0.0/8,proxy.example.com")
+    assert "TRUSTED_PROXIES" in result.stderr
