@@ -27,6 +27,7 @@ from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from cases.languages import LocalizedText
+from cases.listing import korean
 from cases.models import Case
 from cases.patterns import any_case_id
 
@@ -51,7 +52,8 @@ class LibraryQuery(SearchQuery):
     """The reader's words as a tsquery: web search syntax, English stemmed, Korean as prefixes."""
 
     def __init__(self, text):
-        super().__init__(text, config="english", search_type="websearch")
+        # A Korean word with a particle or ending searches as its stem (listing/korean.py).
+        super().__init__(korean.stems(text), config="english", search_type="websearch")
 
     def as_sql(self, compiler, connection, function=None, template=None):
         sql, params = super().as_sql(compiler, connection, function, template)

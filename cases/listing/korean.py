@@ -1,0 +1,69 @@
+"""A Korean search word reduced to what it is about: `스토리지가` to `스토리지`, `포화시켰다` to
+`포화`, so that it finds what the bare word finds (search.py matches Korean words as prefixes,
+so the stem finds the inflected forms too, and nothing the reader's word would not mean).
+
+Kiwi (kiwipiepy, with the model its package ships) analyses the word. Only a trailing run of
+particles (조사) and endings is cut, with a suffix that makes a verb of a noun (하다, 되다,
+시키다) or the copula (이다) written out before them; what a word begins with is never changed.
+A word Kiwi reads otherwise (`스토리지` as 스토리 + 이 + 지) is left whole: a cut is made only
+where the cut-off part starts with a morpheme written in the word. The analyser is loaded once
+per process, on the first Korean search (about a second and 100 MB), never on other requests.
+"""
+
+import re
+import threading
+from functools import lru_cache
+
+# A word with a Hangul syllable, as the search text separates them (Latin and digits may lead:
+# `S3가`, `NFS의`).
+KOREAN_WORD = re.compile(r"[0-9A-Za-z]*[가-힣][0-9A-Za-z가-힣]*")
+# Morphemes cut from the end of a word: particles (J...), endings (E...), and the verb-making
+# suffixes and copula before them.
+TRAILING = re.compile(r"^(J|E|XSV|XSA|VCP|VCN)")
+# What a cut must begin with: a particle, or a suffix or copula that is written in the word.
+CUT_STARTS = re.compile(r"^(J|XSV|XSA|VCP)")
+# A stem shorter than this is not cut to: a single syllable matches only itself.
+SHORTEST_STEM = 2
+
+_lock = threading.Lock()
+_kiwi = None
+
+
+def analyser():
+    """The process's Kiwi, loaded on first use."""
+    global _kiwi
+    if _kiwi is None:
+        with _lock:
+            if _kiwi is None:
+                from kiwipiepy import Kiwi
+
+                _kiwi = Kiwi()
+    return _kiwi
+
+
+@lru_cache(maxsize=4096)
+def stem(word):
+    """The word without its trailing particles and endings, or the word itself."""
+    tokens = analyser().tokenize(word)
+    cut = len(tokens)
+    while cut > 0 and TRAILING.match(tokens[cut - 1].tag):
+        cut -= 1
+    # The cut must start at a particle, suffix or copula written in the word itself.
+    while cut < len(tokens) and not (CUT_STARTS.match(tokens[cut].tag) and tokens[cut].len > 0):
+        cut += 1
+    if cut == len(tokens) or cut == 0:
+        return word
+    start = tokens[cut].start
+    stemmed = word[:start]
+    if len(stemmed) < SHORTEST_STEM or not re.search(r"[가-힣]", stemmed[-1]):
+        # Too short to search for, or a Latin or number word (`S3가`): the search vector
+        # already finds that part alone.
+        return word
+    return stemmed
+
+
+def stems(text):
+    """The search text with each Korean word reduced to its stem; the rest as written."""
+    if not re.search(r"[가-힣]", text or ""):
+        return text
+    return KOREAN_WORD.sub(lambda match: stem(match.group(0)), text)
