@@ -5,7 +5,8 @@ the cases matching every parameter but the facet ones (search, years), flags eac
 with whether it meets each facet parameter in use, and counts, per value of every facet,
 the cases that have it and meet the *other* facet parameters (`with_others`) and, of those,
 the ones the value's own facet parameter leaves out (`added`). A case's terms come from its
-`term_ids` column (every term of it, kept by the database), so no tag table is joined.
+`term_ids` column (every term of it, kept by the database), so no tag table is joined, and
+each case is read once.
 
 Within a facet the chosen values are alternatives (any of them), across facets they all
 apply. So choosing value v of facet F gives:
@@ -25,6 +26,8 @@ list) are computed once per generation of the library and cached (`library_count
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import reduce
+from operator import and_, or_
 
 from django.db import connection
 from django.db.models import BooleanField, ExpressionWrapper
@@ -68,6 +71,11 @@ def _int_array(ids):
     return f"ARRAY[{','.join(str(int(i)) for i in ids)}]::integer[]"
 
 
+# Each case is counted once for every key it has, in one pass over the cases: its term ids
+# (positive), its organisation (the organisation's id, negated) and whether it is reviewed.
+DRAFT_KEY, REVIEWED_KEY = 0, -(2**31 - 1)
+
+
 def count_facets(narrowed, terms, conditions=None, chosen=None, total=0):
     """Facet counts for the cases `narrowed` (all parameters but the facet ones applied).
 
@@ -91,77 +99,94 @@ def count_facets(narrowed, terms, conditions=None, chosen=None, total=0):
         param: f"cases.{_quoted('meets_' + param)}" if param in conditions else "TRUE"
         for param in FACET_PARAMS
     }
-    flag_columns = "".join(f", {meets[param]}" for param in conditions)
 
     def meets_others(param):
         return " AND ".join(meets[p] for p in conditions if p != param) or "TRUE"
 
     def by_facet(condition):
-        """The condition for a row, by the facet of its value."""
+        """The condition for a key, by the facet it is a value of."""
         if not conditions:
             return "TRUE"
         term_whens = " ".join(
-            f"WHEN cases.value = ANY({_int_array(t.id for t in terms.of(param))}) "
-            f"THEN {condition(param)}"
+            f"WHEN key = ANY({_int_array(t.id for t in terms.of(param))}) THEN {condition(param)}"
             for param in TERM_PARAMS
         )
         return (
-            f"CASE WHEN cases.kind = 'org' THEN {condition('org')} "
-            f"WHEN cases.kind = 'reviewed' THEN {condition('reviewed')} "
-            f"ELSE CASE {term_whens} ELSE FALSE END END"
+            f"CASE WHEN key IN ({DRAFT_KEY}, {REVIEWED_KEY}) THEN {condition('reviewed')} "
+            f"WHEN key < 0 THEN {condition('org')} {term_whens} ELSE FALSE END"
         )
 
-    # A case missing two facet parameters or more counts for no value: leave it out early.
-    misses = " + ".join(f"(NOT {meets[p]})::int" for p in conditions) or "0"
+    # A case missing two facet parameters or more counts for no value: leave it out early,
+    # with a condition the indexes can answer (each parameter but one met, for some one).
+    if len(conditions) > 1:
+        narrowed = narrowed.filter(
+            reduce(
+                or_,
+                [
+                    reduce(and_, [c for p, c in conditions.items() if p != left_out])
+                    for left_out in conditions
+                ],
+            )
+        )
+        matching = (
+            narrowed.order_by()
+            .annotate(**flags)
+            .values("term_ids", "organisation_id", "reviewed_at", *flags)
+        )
+        matching_sql, params = matching.query.sql_with_params()
+    flag_columns = "".join(f", {meets[param]}" for param in conditions)
     without_columns = "".join(
-        f", count(*) FILTER (WHERE {meets_others(param)})" for param in conditions
+        f", sum(cases.cases) FILTER (WHERE {meets_others(param)})" for param in conditions
     )
     organisation = _quoted(Organisation._meta.db_table)
+    # First how many cases have each key with each combination of the flags (a few rows per
+    # key), then which combinations count for which number: the conditions, which depend on
+    # the key's facet, are read once per combination, not once per case.
     sql = f"""
-        WITH matching AS ({matching_sql}),
-        candidates AS (SELECT * FROM matching AS cases WHERE {misses} <= 1),
-        links AS (
-            SELECT 'term' AS kind, value{flag_columns}
-              FROM candidates AS cases, unnest(cases.term_ids) AS value
-            UNION ALL
-            SELECT 'org', cases.organisation_id::integer{flag_columns} FROM candidates AS cases
-            UNION ALL
-            SELECT 'reviewed', (cases.reviewed_at IS NOT NULL)::integer{flag_columns}
-              FROM candidates AS cases
+        WITH keyed AS (
+            SELECT key{flag_columns}, count(*) AS cases
+              FROM ({matching_sql}) AS cases,
+                   unnest(
+                       cases.term_ids
+                       || (-cases.organisation_id)::integer
+                       || CASE WHEN cases.reviewed_at IS NULL
+                               THEN {DRAFT_KEY} ELSE {REVIEWED_KEY} END
+                   ) AS key
+             GROUP BY key{flag_columns}
         ),
         counted AS (
-            SELECT cases.kind, cases.value,
-                   count(*) FILTER (WHERE {by_facet(meets_others)}) AS with_others,
-                   count(*) FILTER (
+            SELECT key,
+                   coalesce(sum(cases.cases) FILTER (WHERE {by_facet(meets_others)}), 0),
+                   coalesce(sum(cases.cases) FILTER (
                        WHERE {by_facet(lambda p: f"{meets_others(p)} AND NOT {meets[p]}")}
-                   ) AS added
+                   ), 0)
                    {without_columns}
-              FROM links AS cases
-             GROUP BY cases.kind, cases.value
+              FROM keyed AS cases
+             GROUP BY key
         )
         SELECT counted.*, org.slug, org.name
           FROM counted
-          LEFT JOIN {organisation} AS org ON counted.kind = 'org' AND org.id = counted.value
+          LEFT JOIN {organisation} AS org ON counted.key < 0 AND org.id = -counted.key
     """
     counts = FacetCounts(total=total, chosen=chosen or {})
     without = defaultdict(int)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        for kind, value, with_others, added, *rest in cursor.fetchall():
+        for key, with_others, added, *rest in cursor.fetchall():
             *removed, slug, name = rest
-            if kind == "term":
-                term = terms.by_id.get(value)
-                if term is None:
-                    continue
-                key = (term.facet, term.slug)
-            elif kind == "org":
-                key = ("org", slug)
-                counts.org_names[slug] = name
-            else:
-                key = ("reviewed", "yes" if value else "no")
+            if key in (DRAFT_KEY, REVIEWED_KEY):
+                row = ("reviewed", "yes" if key == REVIEWED_KEY else "no")
                 for param, cases in zip(conditions, removed, strict=True):
-                    without[param] += cases
-            counts.rows[key] = (with_others, added)
+                    without[param] += cases or 0
+            elif key < 0:
+                row = ("org", slug)
+                counts.org_names[slug] = name
+            elif key in terms.by_id:
+                term = terms.by_id[key]
+                row = (term.facet, term.slug)
+            else:
+                continue  # a term made since the terms were read
+            counts.rows[row] = (with_others, added)
     counts.without = dict(without)
     return counts
 
