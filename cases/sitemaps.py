@@ -12,13 +12,13 @@ from functools import cache
 from django.conf import settings
 from django.contrib.sitemaps import Sitemap
 from django.core.paginator import EmptyPage, PageNotAnInteger
-from django.db.models import Exists, Max, OuterRef
+from django.db.models import Exists, Func, Max, OuterRef
 from django.http import Http404, HttpResponse
 from django.urls import reverse
 from django.utils.html import escape
 from django.views.decorators.http import require_safe
 
-from cases.models import Case, CaseTerm, Organisation, Term
+from cases.models import Case, Organisation, Term
 
 # Addresses per section of the sitemap (search engines take up to 50,000).
 SECTION_SIZE = 10_000
@@ -66,16 +66,15 @@ class TermSitemap(LibrarySitemap):
     changefreq = "weekly"
 
     def items(self):
-        """Terms some public case has: by a tag, its severity or its root cause."""
-        public = Case.objects.published()
-        return (
-            Term.objects.filter(
-                Exists(CaseTerm.objects.filter(term=OuterRef("pk"), case__in=public))
-                | Exists(public.filter(severity=OuterRef("pk")))
-                | Exists(public.filter(root_cause=OuterRef("pk")))
+        """Terms some public case has (a tag, its severity or its root cause): a look-up in
+        the term_ids index for each term."""
+        having_it = Case.objects.published().filter(
+            term_ids__contains=Func(
+                OuterRef("pk"), template="ARRAY[%(expressions)s]::integer[]", output_field=None
             )
-            .only("facet", "slug")
-            .order_by("facet", "slug")
+        )
+        return (
+            Term.objects.filter(Exists(having_it)).only("facet", "slug").order_by("facet", "slug")
         )
 
 
@@ -83,7 +82,9 @@ class OrganisationSitemap(LibrarySitemap):
     changefreq = "weekly"
 
     def items(self):
-        return Organisation.objects.with_public_cases().only("slug").order_by("slug")
+        """Organisations with a public case: a look-up in the index of cases by organisation."""
+        public = Case.objects.published().filter(organisation=OuterRef("pk"))
+        return Organisation.objects.filter(Exists(public)).only("slug").order_by("slug")
 
 
 SITEMAPS = {
