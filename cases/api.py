@@ -39,6 +39,7 @@ from cases.listing.selection import CaseFilter
 from cases.models import Case, Facet, Term
 
 MAX_PER_PAGE = 100
+BEYOND_EVERY_PAGE = 10**18
 # Parameters every page takes: `lang` chooses the language of error messages.
 PAGING_PARAMS = ("page", "per_page", "lang")
 ALLOWED_METHODS = ("GET", "HEAD")
@@ -73,7 +74,13 @@ def _positive_int(request, name, default, maximum=None):
     raw = request.GET.get(name)
     if raw is None:
         return default
-    if not raw.isascii() or not raw.isdigit() or int(raw) < 1:
+    if not raw.isascii() or not raw.isdigit():
+        return None
+    # More digits than any page or size has: one number past them all, without int(), which
+    # refuses 4,300 digits and more with a ValueError.
+    if len(raw.lstrip("0")) > len(str(BEYOND_EVERY_PAGE)):
+        raw = str(BEYOND_EVERY_PAGE)
+    if int(raw) < 1:
         return None
     if maximum and int(raw) > maximum:
         return None

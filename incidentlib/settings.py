@@ -114,6 +114,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # A NUL or bytes that are not UTF-8 in the query: a 400 naming it, before any view.
+    "cases.middleware.RefuseUnreadableQueryMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "cases.middleware.LanguageFromQueryMiddleware",
     "django.middleware.locale.LocaleMiddleware",
