@@ -60,8 +60,9 @@ def test_the_case_list_runs_seven_queries(client, library, django_assert_max_num
 
 
 def test_an_empty_case_list_runs_five_queries(client, library, django_assert_max_num_queries):
-    """Queries: the library's state; the taxonomy terms; the number of matching cases (none); the facet counts; how
-    many cases removing the search, a year or the page's own term would give."""
+    """Queries: the library's state; the taxonomy terms; the number of matching cases (none);
+    the facet counts; how many cases removing the search, a year or the page's own term would
+    give."""
     for url in [
         "/cases/?q=nowhere&domain=web&year_from=2001",
         "/taxonomy/components/component-2/?q=nowhere&year_to=2030",
@@ -106,9 +107,9 @@ def test_the_taxonomy_pages_run_few_queries(client, library, django_assert_max_n
 
 
 def test_the_api_runs_a_fixed_number_of_queries(client, library, django_assert_max_num_queries):
-    """/api/cases/: the library's state; the taxonomy terms; the number of matching cases; one page of them with
-    organisation, severity, root cause, recurrence and reviewer; their sources (with how
-    many cases cite each); remediation; action items; tags; related cases."""
+    """/api/cases/: the library's state; the taxonomy terms; the number of matching cases; one
+    page of them with organisation, severity, root cause, recurrence and reviewer; their
+    sources (with how many cases cite each); remediation; action items; tags; related cases."""
     for url in ["/api/cases/", "/api/cases/?per_page=100", "/api/cases/?q=relay&domain=web"]:
         with django_assert_max_num_queries(9):
             assert client.get(url).status_code == 200, url
