@@ -30,7 +30,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 
-from cases.caching import public_page
+from cases.caching import conditional, public_page
 from cases.exchange.export import iter_cases, read_in_one_snapshot, snapshot, sync_time
 from cases.exchange.format import format_timestamp, public_case_to_exchange
 from cases.listing.counts import library_counts
@@ -200,6 +200,7 @@ def taxonomy(request):
 
 
 @read_only
+@conditional
 def bulk_download(request):
     """Every public case as JSON Lines, fetched and written a chunk at a time, all from one
     snapshot of the library (cases/exchange/export.py); `Incidentlib-Synced-At` gives the

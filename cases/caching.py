@@ -146,3 +146,28 @@ def public_page(view):
         return _mark_public(response, state, etag)
 
     return answer
+
+
+def conditional(view):
+    """For an answer too large to cache (the whole library as JSON Lines): an ETag and
+    Last-Modified by the library's generation, and a 304 when it has not changed since.
+
+    The state is read before the view's own snapshot, so an ETag never names content older
+    than what was sent with it: a write in between changes the generation, and the next
+    conditional request gets the whole answer again.
+    """
+
+    @wraps(view)
+    def answer(request, *args, **kwargs):
+        if request.method not in ("GET", "HEAD") or _is_personal(request):
+            return _mark_private(view(request, *args, **kwargs))
+        state = library_state(request)
+        if state.writing:
+            return _mark_private(view(request, *args, **kwargs))
+        drafts = int(settings.INCIDENTLIB_HIDE_DRAFTS)
+        etag = f'"{view.__name__}-{state.version}-{drafts}"'
+        if etag in parse_etags(request.headers.get("If-None-Match", "")):
+            return _mark_public(HttpResponseNotModified(), state, etag)
+        return _mark_public(view(request, *args, **kwargs), state, etag)
+
+    return answer

@@ -185,3 +185,13 @@ def test_without_the_cache_server_pages_are_made_afresh(client, library, setting
     for url in ["/", "/cases/", "/cases/C-1"]:
         assert get(client, url)["X-Cache"] == "miss"
     assert "cache unavailable" in caplog.text
+
+
+def test_the_download_answers_304_until_a_write(client, library):
+    first = client.get("/api/cases.jsonl")
+    b"".join(first.streaming_content)
+    etag = first["ETag"]
+    assert client.get("/api/cases.jsonl", HTTP_IF_NONE_MATCH=etag).status_code == 304
+    store(library, plain_case("C-4", review=dict(REVIEWED)), name="more.json")
+    again = client.get("/api/cases.jsonl", HTTP_IF_NONE_MATCH=etag)
+    assert again.status_code == 200 and b'"C-4"' in b"".join(again.streaming_content)

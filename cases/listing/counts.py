@@ -136,7 +136,7 @@ def count_facets(narrowed, terms, conditions=None, chosen=None, total=0):
         matching_sql, params = matching.query.sql_with_params()
     flag_columns = "".join(f", {meets[param]}" for param in conditions)
     without_columns = "".join(
-        f", sum(cases.cases) FILTER (WHERE {meets_others(param)})" for param in conditions
+        f", sum(cases.cases) FILTER (WHERE {meets_others(param)})::bigint" for param in conditions
     )
     organisation = _quoted(Organisation._meta.db_table)
     # First how many cases have each key with each combination of the flags (a few rows per
@@ -156,10 +156,10 @@ def count_facets(narrowed, terms, conditions=None, chosen=None, total=0):
         ),
         counted AS (
             SELECT key,
-                   coalesce(sum(cases.cases) FILTER (WHERE {by_facet(meets_others)}), 0),
+                   coalesce(sum(cases.cases) FILTER (WHERE {by_facet(meets_others)}), 0)::bigint,
                    coalesce(sum(cases.cases) FILTER (
                        WHERE {by_facet(lambda p: f"{meets_others(p)} AND NOT {meets[p]}")}
-                   ), 0)
+                   ), 0)::bigint
                    {without_columns}
               FROM keyed AS cases
              GROUP BY key
