@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
-from django.db import DatabaseError, connection, transaction
+from django.contrib.postgres.search import SearchVectorField
+from django.db import DatabaseError, connection, models, transaction
 from django.utils import timezone
 
 from cases.exchange import checks
@@ -433,6 +434,28 @@ class CaseImport:
             yield batch
 
 
+def stored_for_comparison(ids):
+    """The stored cases, for case_to_exchange: Case.objects.for_page() without what only the
+    page shows (the citation count of each source, the titles of related cases), which
+    took most of the time of a re-import."""
+    return (
+        Case.objects.for_page()
+        .filter(id__in=ids)
+        # The derived search vectors (large, and no part of the exchange format).
+        .defer(*(f.name for f in Case._meta.concrete_fields if isinstance(f, SearchVectorField)))
+        .select_related(None)
+        .select_related("organisation", "severity", "root_cause")
+        .prefetch_related(None)
+        .prefetch_related(
+            "sources",
+            "remediation_steps",
+            "action_items",
+            models.Prefetch("case_terms", queryset=CaseTerm.objects.select_related("term")),
+            "related_links",
+        )
+    )
+
+
 def stored_case_ids(ids):
     """Those of the ids that are cases in the library."""
     ids = list(ids)
@@ -538,10 +561,7 @@ class _Writer:
         )
         previous = dict(self.cursor.fetchall())
         stored = (
-            {
-                case.id: case_to_exchange(case)
-                for case in Case.objects.for_page().filter(id__in=list(previous))
-            }
+            {case.id: case_to_exchange(case) for case in stored_for_comparison(list(previous))}
             if previous
             else {}
         )
