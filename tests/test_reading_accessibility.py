@@ -1,0 +1,110 @@
+"""axe-core in Debian's Chromium on every kind of public page, in both languages, at 1280 and
+390 px, and on the admin's case change form: no critical and no serious violation.
+
+axe-core comes bundled in the axe-playwright-python package (pinned in pyproject.toml), never
+downloaded at test time. Each page's screenshot is left in tests/screenshots/ to be looked at.
+"""
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from .conftest import STAFF_PASSWORD, make_staff
+from .test_reading_browser import SCREENSHOTS, needs_chromium
+from .test_review_browser import CHROMIUM_ARGS, chromium
+
+PUBLIC_PAGES = {
+    "home": "/",
+    "list": "/cases/",
+    "list-filtered": "/cases/?severity=high&domain=cloud",
+    "search": "/cases/?q=storage",
+    "case": "/cases/IL-0137",
+    "taxonomy": "/taxonomy/",
+    "term": "/taxonomy/components/shared-filesystem/",
+    "organisations": "/orgs/",
+    "organisation": "/orgs/lablup/",
+    "source": "/sources/?url=https://arxiv.org/abs/2605.09370",
+    "not-found": "/cases/IL-9999",
+}
+SERIOUS = ("critical", "serious")
+
+
+@pytest.fixture
+def demo_library(settings):
+    settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
+    call_command("load_demo", stdout=StringIO(), stderr=StringIO())
+
+
+@pytest.fixture
+def rita(db):
+    return make_staff("rita", reviewer=True)
+
+
+@pytest.fixture
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    executable = chromium()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(executable), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def serious_violations(page):
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    return [
+        (v["id"], v["impact"], [node["target"] for node in v["nodes"]][:5])
+        for v in results.response["violations"]
+        if v["impact"] in SERIOUS
+    ]
+
+
+@needs_chromium
+@pytest.mark.usefixtures("demo_library")
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_every_public_page_kind_has_no_serious_violation(live_server, browser, lang, width):
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.set_default_timeout(20_000)
+    SCREENSHOTS.mkdir(exist_ok=True)
+    found = {}
+    for name, path in PUBLIC_PAGES.items():
+        separator = "&" if "?" in path else "?"
+        page.goto(f"{live_server.url}{path}{separator}lang={lang}")
+        page.screenshot(path=SCREENSHOTS / f"{name}-{lang}-{width}.png", full_page=True)
+        violations = serious_violations(page)
+        if violations:
+            found[name] = violations
+    assert found == {}
+
+
+@needs_chromium
+@pytest.mark.usefixtures("demo_library", "rita")
+@pytest.mark.parametrize("lang", ["en", "ko"])
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 9, not yet fixed: the sources inline overflows to 1,636 px; axe finds "
+    "aria-input-field-name (autocomplete widgets), link-in-text-block (breadcrumbs) and label "
+    "(inline order and delete inputs)",
+)
+def test_the_admin_case_change_form_has_no_serious_violation(live_server, browser, lang):
+    page = browser.new_page(
+        viewport={"width": 1280, "height": 900}, locale="ko-KR" if lang == "ko" else "en-GB"
+    )
+    page.set_default_timeout(20_000)
+    page.goto(f"{live_server.url}/admin/login/?next=/admin/cases/case/IL-0137/change/")
+    page.fill("#id_username", "rita")
+    page.fill("#id_password", STAFF_PASSWORD)
+    page.click("input[type=submit]")
+    page.wait_for_url("**/admin/cases/case/IL-0137/change/")
+    SCREENSHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=SCREENSHOTS / f"admin-change-{lang}-1280.png", full_page=True)
+    # The form fits the window, and axe finds nothing serious.
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert (width, serious_violations(page)) == (1280, [])
