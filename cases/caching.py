@@ -113,20 +113,34 @@ def _mark_private(response):
     return response
 
 
+def _shareable_state(request):
+    """The library's state if the answer may be shared and cached: a GET or HEAD by a reader
+    without a session whose own transaction has written nothing; else None."""
+    if request.method not in ("GET", "HEAD") or _is_personal(request):
+        return None
+    state = library_state(request)
+    return None if state.writing else state
+
+
+def _not_modified(request, state, etag):
+    """A 304 if the request's If-None-Match names this ETag, else None."""
+    if etag in parse_etags(request.headers.get("If-None-Match", "")):
+        return _mark_public(HttpResponseNotModified(), state, etag)
+    return None
+
+
 def public_page(view):
     """Serve the view's GET and HEAD answers from the cache, as the module says."""
 
     @wraps(view)
     def answer(request, *args, **kwargs):
-        if request.method not in ("GET", "HEAD") or _is_personal(request):
-            return _mark_private(view(request, *args, **kwargs))
-        state = library_state(request)
-        if state.writing:
+        state = _shareable_state(request)
+        if state is None:
             return _mark_private(view(request, *args, **kwargs))
         key = page_key(request, state.version)
         etag = f'"{key.removeprefix("page:").replace(":", "-")}"'
-        if etag in parse_etags(request.headers.get("If-None-Match", "")):
-            return _mark_public(HttpResponseNotModified(), state, etag)
+        if not_modified := _not_modified(request, state, etag):
+            return not_modified
         stored = _cache_get(key)
         if stored is not None:
             status, headers, content = stored
@@ -159,15 +173,13 @@ def conditional(view):
 
     @wraps(view)
     def answer(request, *args, **kwargs):
-        if request.method not in ("GET", "HEAD") or _is_personal(request):
-            return _mark_private(view(request, *args, **kwargs))
-        state = library_state(request)
-        if state.writing:
+        state = _shareable_state(request)
+        if state is None:
             return _mark_private(view(request, *args, **kwargs))
         drafts = int(settings.INCIDENTLIB_HIDE_DRAFTS)
         etag = f'"{view.__name__}-{state.version}-{drafts}"'
-        if etag in parse_etags(request.headers.get("If-None-Match", "")):
-            return _mark_public(HttpResponseNotModified(), state, etag)
+        if not_modified := _not_modified(request, state, etag):
+            return not_modified
         return _mark_public(view(request, *args, **kwargs), state, etag)
 
     return answer

@@ -153,31 +153,33 @@ BEGIN
 END
 $$;
 
-DROP TRIGGER IF EXISTS cases_remediation_inserted ON cases_remediationstep;
-CREATE TRIGGER cases_remediation_inserted
-    AFTER INSERT ON cases_remediationstep REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION cases_case_list_inserted();
-DROP TRIGGER IF EXISTS cases_remediation_deleted ON cases_remediationstep;
-CREATE TRIGGER cases_remediation_deleted
-    AFTER DELETE ON cases_remediationstep REFERENCING OLD TABLE AS old_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION cases_case_list_deleted();
-DROP TRIGGER IF EXISTS cases_remediation_updated ON cases_remediationstep;
-CREATE TRIGGER cases_remediation_updated
-    AFTER UPDATE ON cases_remediationstep REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION cases_case_list_changed();
-
-DROP TRIGGER IF EXISTS cases_caseterm_inserted ON cases_caseterm;
-CREATE TRIGGER cases_caseterm_inserted
-    AFTER INSERT ON cases_caseterm REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION cases_case_list_inserted();
-DROP TRIGGER IF EXISTS cases_caseterm_deleted ON cases_caseterm;
-CREATE TRIGGER cases_caseterm_deleted
-    AFTER DELETE ON cases_caseterm REFERENCING OLD TABLE AS old_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION cases_case_list_deleted();
-DROP TRIGGER IF EXISTS cases_caseterm_updated ON cases_caseterm;
-CREATE TRIGGER cases_caseterm_updated
-    AFTER UPDATE ON cases_caseterm REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION cases_case_list_changed();
+DO $$
+DECLARE
+    list_table text;
+BEGIN
+    FOREACH list_table IN ARRAY ARRAY['cases_remediationstep', 'cases_caseterm'] LOOP
+        EXECUTE format('DROP TRIGGER IF EXISTS %I ON %I', list_table || '_inserted', list_table);
+        EXECUTE format(
+            'CREATE TRIGGER %I AFTER INSERT ON %I REFERENCING NEW TABLE AS new_rows '
+            'FOR EACH STATEMENT EXECUTE FUNCTION cases_case_list_inserted()',
+            list_table || '_inserted', list_table
+        );
+        EXECUTE format('DROP TRIGGER IF EXISTS %I ON %I', list_table || '_deleted', list_table);
+        EXECUTE format(
+            'CREATE TRIGGER %I AFTER DELETE ON %I REFERENCING OLD TABLE AS old_rows '
+            'FOR EACH STATEMENT EXECUTE FUNCTION cases_case_list_deleted()',
+            list_table || '_deleted', list_table
+        );
+        EXECUTE format('DROP TRIGGER IF EXISTS %I ON %I', list_table || '_updated', list_table);
+        EXECUTE format(
+            'CREATE TRIGGER %I AFTER UPDATE ON %I '
+            'REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows '
+            'FOR EACH STATEMENT EXECUTE FUNCTION cases_case_list_changed()',
+            list_table || '_updated', list_table
+        );
+    END LOOP;
+END
+$$;
 
 -- A renamed organisation touches its cases (its name is in their search vectors).
 CREATE OR REPLACE FUNCTION cases_organisation_renamed() RETURNS trigger

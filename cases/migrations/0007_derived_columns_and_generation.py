@@ -95,9 +95,9 @@ def back_to_0005(apps, schema_editor):
     schema_editor.execute(
         """
         DROP TRIGGER cases_case_derive ON cases_case;
-        DROP TRIGGER cases_remediation_inserted ON cases_remediationstep;
-        DROP TRIGGER cases_remediation_deleted ON cases_remediationstep;
-        DROP TRIGGER cases_remediation_updated ON cases_remediationstep;
+        DROP TRIGGER cases_remediationstep_inserted ON cases_remediationstep;
+        DROP TRIGGER cases_remediationstep_deleted ON cases_remediationstep;
+        DROP TRIGGER cases_remediationstep_updated ON cases_remediationstep;
         DROP TRIGGER cases_caseterm_inserted ON cases_caseterm;
         DROP TRIGGER cases_caseterm_deleted ON cases_caseterm;
         DROP TRIGGER cases_caseterm_updated ON cases_caseterm;
