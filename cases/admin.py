@@ -492,7 +492,7 @@ class CaseAdmin(LibraryAdmin):
                 approved.append(case.pk)
             except review.AlreadyReviewed:
                 kept.append(case.pk)
-            except review.CaseChanged as refusal:
+            except (review.CaseChanged, review.CaseBusy) as refusal:
                 refused.append(str(refusal))
         if approved:
             self.message_user(
@@ -538,7 +538,7 @@ class CaseAdmin(LibraryAdmin):
                 returned.append(case.pk)
             except review.AlreadyDraft:
                 drafts.append(case.pk)
-            except review.CaseChanged as refusal:
+            except (review.CaseChanged, review.CaseBusy) as refusal:
                 refused.append(str(refusal))
         if returned or not (drafts or refused):
             self.message_user(

@@ -83,6 +83,14 @@ class CaseAdminForm(forms.ModelForm):
                 review.check_approval(current, again=cleaned_data.get("approve_again"))
         except review.AlreadyReviewed as refusal:
             self.add_error("approve_again", str(refusal))
+        except review.CaseBusy as refusal:
+            raise forms.ValidationError(
+                [
+                    str(refusal),
+                    _("Your input is kept below: try again in a moment."),
+                ],
+                code="busy",
+            ) from None
         except review.CaseChanged as refusal:
             raise forms.ValidationError(
                 [

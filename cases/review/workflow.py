@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.contenttypes.models import ContentType
-from django.db import transaction
+from django.db import OperationalError, connection, transaction
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -38,6 +38,20 @@ class CaseChanged(ReviewRefused):
         super().__init__(
             _("%(case)s was changed by %(who)s on %(when)s, after you opened it.")
             % {"case": case.pk, "who": change.who, "when": change.when}
+        )
+
+
+class CaseBusy(ReviewRefused):
+    """The case's row is locked by another write (an import's write phase, most likely)."""
+
+    def __init__(self, case_id):
+        self.case_id = case_id
+        super().__init__(
+            _(
+                "%(case)s is being imported (or saved by someone else) right now, so nothing "
+                "was saved."
+            )
+            % {"case": case_id}
         )
 
 
@@ -96,12 +110,33 @@ def last_change(case):
     return LastChange(case.changed_by, case.changed_at)
 
 
+# How long a save waits for the case's row: a save never waits on a long import (whose write
+# phase holds the rows it rewrites), it says so at once and keeps the input.
+LOCK_WAIT = "2s"
+LOCK_NOT_AVAILABLE = "55P03"
+
+
 def lock_unchanged(case_id, seen_version):
     """The case, locked until the transaction ends, if it is still the version seen.
 
-    Must run inside a transaction. `seen_version` is the text `version_of` gave.
+    Must run inside a transaction. `seen_version` is the text `version_of` gave. Raises
+    CaseBusy if another transaction holds the row for more than LOCK_WAIT, CaseChanged if
+    the case is no longer the version seen.
     """
-    case = Case.objects.select_for_update().get(pk=case_id)
+    try:
+        # A savepoint: a lock timeout aborts only it, and the form can still be shown.
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT current_setting('lock_timeout'), set_config('lock_timeout', %s, true)",
+                [LOCK_WAIT],
+            )
+            previous, _new = cursor.fetchone()
+            case = Case.objects.select_for_update().get(pk=case_id)
+            cursor.execute("SELECT set_config('lock_timeout', %s, true)", [previous])
+    except OperationalError as error:
+        if getattr(error.__cause__, "sqlstate", None) == LOCK_NOT_AVAILABLE:
+            raise CaseBusy(case_id) from None
+        raise
     if parse_version(seen_version) != case.version:
         raise CaseChanged(case, last_change(case))
     return case

@@ -1,0 +1,82 @@
+"""An admin save never waits on a long import: while another transaction holds the case's
+row, the form comes back at once, saying so, with the input kept; later the same save works."""
+
+import threading
+import time
+
+import psycopg
+import pytest
+from django.test import Client
+
+from cases.models import Case
+
+from .conftest import change_url, make_staff, open_case, url_of_test_database
+from .library import plain_case, store
+
+
+@pytest.fixture
+def a_case(transactional_db, tmp_path):
+    store(tmp_path, plain_case("L-1"))
+    return Case.objects.get(id="L-1")
+
+
+class held_row:
+    """Another session (an import's write phase) holding the case's row, at most 15 s (so
+    that a save that waits for it is seen to wait, instead of hanging the test)."""
+
+    def __init__(self, case_id):
+        self.other = psycopg.connect(url_of_test_database())
+        self.other.execute("SELECT id FROM cases_case WHERE id = %s FOR UPDATE", [case_id])
+        self.timer = threading.Timer(15, self.close)
+        self.timer.start()
+
+    def close(self):
+        self.timer.cancel()
+        self.other.close()
+
+
+def test_a_save_while_an_import_holds_the_case_is_refused_at_once_keeping_the_input(a_case):
+    client = Client()
+    client.force_login(make_staff("ed"))
+    data = open_case(client, "L-1")
+    data["title_en"] = "A title typed while the import ran"
+    other = held_row("L-1")
+    try:
+        started = time.monotonic()
+        response = client.post(change_url("L-1"), data)
+        waited = time.monotonic() - started
+    finally:
+        other.close()
+    assert response.status_code == 200  # the form again, not a 500 after a long wait
+    assert waited < 10
+    page = response.content.decode()
+    assert "L-1 is being imported" in page and "Your input is kept below" in page
+    assert "A title typed while the import ran" in page
+    case = Case.objects.get(id="L-1")
+    assert case.title_en == "An incident" and case.version == a_case.version
+    # The import is over: the same form saves.
+    saved = client.post(change_url("L-1"), data)
+    assert saved.status_code == 302
+    assert Case.objects.get(id="L-1").title_en == "A title typed while the import ran"
+
+
+def test_a_bulk_approval_while_an_import_holds_a_case_says_so(a_case):
+    client = Client()
+    client.force_login(make_staff("rita", reviewer=True))
+    other = held_row("L-1")
+    try:
+        response = client.post(
+            "/admin/cases/case/",
+            {
+                "action": "approve_selected",
+                "_selected_action": ["L-1"],
+                "post": "yes",
+                "version-L-1": str(a_case.version),
+            },
+            follow=True,
+        )
+    finally:
+        other.close()
+    assert response.status_code == 200
+    assert "L-1 is being imported" in response.content.decode()
+    assert Case.objects.get(id="L-1").is_draft
