@@ -1,13 +1,67 @@
-from django.db import connection
-from django.http import HttpResponse
+"""Health endpoints, JSON, never cached.
+
+- `/healthz`: the process answers (for the container's HEALTHCHECK and a load balancer's
+  liveness probe). It reads nothing: a database that is away does not make it fail.
+- `/readyz`: the process can serve: its database answers a query and its cache a set and a
+  get. 200 `{"status": "ok", "checks": {"database": "ok", "cache": "ok"}}`, else 503 naming
+  what is down (`"database": "down: ..."`). Pages are still served without the cache, only
+  slower; an operator watches `/readyz` to learn that either is away.
+"""
+
+import logging
+import uuid
+
+from django.core.cache import cache
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
+
+logger = logging.getLogger(__name__)
+
+
+def _database():
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute("SELECT 1")
+
+
+def _cache():
+    key = f"readyz:{uuid.uuid4().hex}"
+    cache.set(key, "1", 10)
+    if cache.get(key) != "1":
+        raise RuntimeError("a value just set was not read back")
+    cache.delete(key)
+
+
+# What /readyz checks, by the name its answer gives.
+CHECKS = {"database": _database, "cache": _cache}
+
+
+def _problem(error):
+    first_line = (str(error).strip().splitlines() or [""])[0][:200]
+    return f"down: {type(error).__name__}" + (f": {first_line}" if first_line else "")
 
 
 @never_cache
 @require_safe
 def healthz(request):
-    """For load balancers and the HEALTHCHECK: the app answers and reaches its database."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
-    return HttpResponse("ok\n", content_type="text/plain")
+    """The process is alive."""
+    return JsonResponse({"status": "ok"})
+
+
+@never_cache
+@require_safe
+def readyz(request):
+    """The database and the cache answer; 503 naming each that does not."""
+    results = {}
+    for name, check in CHECKS.items():
+        try:
+            check()
+            results[name] = "ok"
+        except Exception as error:  # any failure of a dependency is "down", with why
+            logger.warning("readyz: %s is down", name, exc_info=True)
+            results[name] = _problem(error)
+    down = [name for name, result in results.items() if result != "ok"]
+    return JsonResponse(
+        {"status": "down" if down else "ok", "checks": results}, status=503 if down else 200
+    )

@@ -79,8 +79,10 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 # still work; the others stop with the warning `cases.W001` saying what to do.
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 DATABASES = {
+    # Each request checks its kept connection before using it (CONN_HEALTH_CHECKS), so that
+    # after a PostgreSQL restart the first request of each worker gets no error.
     "default": dj_database_url.parse(
-        DATABASE_URL, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60)
+        DATABASE_URL, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60), conn_health_checks=True
     )
     if DATABASE_URL
     else {"ENGINE": "django.db.backends.dummy"}
@@ -93,6 +95,12 @@ if DATABASE_URL:
 if DATABASE_URL and not DATABASES["default"]["ENGINE"].endswith("postgresql"):
     raise ImproperlyConfigured(
         "incidentlib runs on PostgreSQL only: DATABASE_URL must be postgres://..."
+    )
+if DATABASE_URL:
+    # A database host that does not answer fails a request (a 503 page) in seconds, instead
+    # of holding the worker until the web server kills it.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 5)
     )
 
 INSTALLED_APPS = [
@@ -189,7 +197,7 @@ SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
 # The container's HEALTHCHECK asks over plain http from inside.
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 30 * 24 * 60 * 60)
 # Whether every subdomain is HTTPS-only, and preload-list membership, depend on the domain:
 # off unless asked for, and Django's deployment check is told that this is deliberate.

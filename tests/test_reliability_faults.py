@@ -1,0 +1,112 @@
+"""Faults: the database or the cache away. The health endpoints answer JSON (/readyz a 503
+naming what is down), pages a 503 in both languages, errors are never cached, and after a
+PostgreSQL restart the first request of a worker gets no error."""
+
+import psycopg
+import pytest
+from django.db import OperationalError, ProgrammingError, close_old_connections, connection
+from django.test import Client
+
+from .conftest import url_of_test_database
+from .library import six_cases, store
+
+pytestmark = pytest.mark.django_db
+
+
+def failing(error):
+    """An execute wrapper: every query fails with `error`, as with the database away."""
+
+    def wrapper(execute, sql, params, many, context):
+        raise error
+
+    return wrapper
+
+
+def never_cached(response):
+    return "no-store" in response["Cache-Control"] and "public" not in response["Cache-Control"]
+
+
+def test_healthz_says_the_process_is_alive_even_without_the_database(client):
+    with connection.execute_wrapper(failing(OperationalError("connection refused"))):
+        response = client.get("/healthz")
+    assert response.status_code == 200 and response.json() == {"status": "ok"}
+    assert never_cached(response)
+
+
+def test_readyz_checks_the_database_and_the_cache(client):
+    response = client.get("/readyz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "checks": {"database": "ok", "cache": "ok"}}
+    assert never_cached(response)
+
+
+def test_readyz_names_the_database_when_it_is_down(client):
+    with connection.execute_wrapper(failing(OperationalError("connection refused"))):
+        response = client.get("/readyz")
+    assert response.status_code == 503 and never_cached(response)
+    checks = response.json()["checks"]
+    assert checks["database"].startswith("down: OperationalError") and checks["cache"] == "ok"
+
+
+def test_readyz_names_the_cache_when_redis_is_away(client, settings):
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/5",  # nothing listens there
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        }
+    }
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "down"
+    assert body["checks"]["database"] == "ok" and body["checks"]["cache"].startswith("down")
+
+
+def test_pages_still_work_while_redis_is_away(client, settings, tmp_path):
+    store(tmp_path, *six_cases())
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/5",
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        }
+    }
+    assert Client().get("/cases/").status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/", "/cases/", "/cases/IL-0137", "/api/cases/"])
+def test_a_page_while_the_database_is_away_is_a_503_in_both_languages_never_cached(path):
+    client = Client(raise_request_exception=False)
+    with connection.execute_wrapper(failing(OperationalError("connection refused"))):
+        response = client.get(path)
+    assert response.status_code == 503
+    assert response["Retry-After"] == "30" and never_cached(response)
+    page = response.content.decode()
+    assert "Unavailable for a moment" in page and "잠시 이용할 수 없습니다" in page
+
+
+def test_a_server_error_is_a_500_in_both_languages_never_cached():
+    client = Client(raise_request_exception=False)
+    with connection.execute_wrapper(failing(ProgrammingError("a bug"))):
+        response = client.get("/cases/")
+    assert response.status_code == 500 and never_cached(response)
+    page = response.content.decode()
+    assert "Server error" in page and "서버 오류" in page
+
+
+def test_connections_are_checked_before_use(settings):
+    assert settings.DATABASES["default"]["CONN_HEALTH_CHECKS"] is True
+
+
+@pytest.mark.django_db(transaction=True)
+def test_after_the_database_drops_a_connection_the_next_request_gets_no_error(tmp_path):
+    store(tmp_path, *six_cases())
+    client = Client(raise_request_exception=False)
+    assert client.get("/cases/").status_code == 200
+    # A restart of PostgreSQL, as this worker's kept connection sees it.
+    pid = connection.connection.info.backend_pid
+    with psycopg.connect(url_of_test_database(), autocommit=True) as other:
+        other.execute("SELECT pg_terminate_backend(%s)", [pid])
+    close_old_connections()  # what Django does at the start of each request
+    assert client.get("/cases/?severity=high").status_code == 200
