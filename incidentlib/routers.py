@@ -1,0 +1,264 @@
+"""Reads of public pages from a streaming replica; everything else from the primary.
+
+`DatabaseRoutingMiddleware` decides per request. A request is read from a replica when it
+only reads (GET, HEAD), its view is a public page, the feed, the sitemap or the API
+(the `cases` URL namespace, less the two API answers below), and its client is nobody who
+writes: no session cookie (staff) and no `incidentlib_wrote` cookie, which any request that
+may write (POST, PUT, PATCH, DELETE) gets for `DATABASE_PRIMARY_AFTER_WRITE` seconds. So a
+reviewer who approves a case, or anyone who just posted, reads their own write.
+
+Every query of such a request reads the one replica chosen, raw SQL and snapshot
+transactions included: while the request runs, the `default` connection *is* that replica
+(`RoutedConnections`), and `ReplicaRouter.db_for_read` names it for the ORM. The library's
+generation (cases/caching.py) then comes from the same server as the page it keys, so a
+lagging replica caches its pages under its own, older, generation, never under a newer one.
+
+`/api/cases/` and `/api/cases.jsonl` read the primary: their `synced_at` promises that no
+change older than it is missing, which only the primary's open transactions can tell.
+
+A replica is used only when healthy: each process checks each replica at most every
+`DATABASE_REPLICA_CHECK_SECONDS` (a connection of its own, 1 s to connect) and skips one that
+does not answer or whose replay lags more than `DATABASE_REPLICA_MAX_LAG` seconds, with a
+warning; the next check that finds it well puts it back. A query that fails on a replica
+anyway (stopped between two checks, a query cancelled by replay) is run again on the
+primary: the reader sees no error, and the replica is checked again at the next request.
+"""
+
+import contextvars
+import logging
+import random
+import threading
+import time
+
+import psycopg
+from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, Error, connections
+from django.db.utils import ConnectionHandler
+
+from incidentlib import metrics
+
+logger = logging.getLogger(__name__)
+
+WROTE_COOKIE = "incidentlib_wrote"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# Public views that read the primary all the same (see the module's docstring).
+PRIMARY_VIEWS = frozenset({"cases:api_cases", "cases:api_bulk"})
+
+_reading_from = contextvars.ContextVar("incidentlib_reading_from", default=None)
+
+
+def current_alias():
+    """The database the current request reads: a replica's alias, or "default"."""
+    return _reading_from.get() or DEFAULT_DB_ALIAS
+
+
+class ReplicaRouter:
+    """Names the request's replica for the ORM's reads; writes and migrations: the primary."""
+
+    def db_for_read(self, model, **hints):
+        return _reading_from.get()
+
+    def db_for_write(self, model, **hints):
+        return DEFAULT_DB_ALIAS
+
+    def allow_relation(self, obj1, obj2, **hints):
+        return True  # every alias holds the same data
+
+    def allow_migrate(self, db, app_label, model_name=None, **hints):
+        return db == DEFAULT_DB_ALIAS  # a replica follows the primary's schema by itself
+
+
+class RoutedConnections(ConnectionHandler):
+    """`connections` whose "default" is the request's replica while one is chosen, so that
+    `django.db.connection`, `transaction.atomic()` and raw SQL follow the ORM there."""
+
+    def __getitem__(self, alias):
+        if alias == DEFAULT_DB_ALIAS:
+            alias = _reading_from.get() or alias
+        return super().__getitem__(alias)
+
+
+def install():
+    """Make Django's one `connections` object follow the request's choice (idempotent)."""
+    if type(connections) is ConnectionHandler:
+        connections.__class__ = RoutedConnections
+
+
+# --- Replica health, per process ---------------------------------------------------------
+
+
+class ReplicaHealth:
+    """Whether a replica may be read, as last checked, rechecked when older than allowed."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._checked = {}  # alias -> (monotonic time of the check, problem or None, lag)
+
+    def forget(self, alias=None):
+        """Check again at the next request (all replicas when none is named)."""
+        with self._lock:
+            if alias is None:
+                self._checked.clear()
+            else:
+                self._checked.pop(alias, None)
+
+    def usable(self, alias):
+        now = time.monotonic()
+        with self._lock:
+            checked = self._checked.get(alias)
+            if checked and now - checked[0] < settings.INCIDENTLIB_REPLICA_CHECK_SECONDS:
+                return checked[1] is None
+            # Claim the check, so that the other threads go on with the last verdict.
+            self._checked[alias] = (now, checked[1] if checked else None, None)
+        problem, lag = self._check(alias)
+        with self._lock:
+            self._checked[alias] = (time.monotonic(), problem, lag)
+        was_usable = checked is None or checked[1] is None
+        if problem and (was_usable or checked[1] != problem):
+            logger.warning("replica %s skipped: %s", alias, problem)
+        elif problem is None and not was_usable:
+            logger.warning("replica %s used again (lag %.1f s)", alias, lag)
+            _close(alias)  # this thread's connection from before is dead
+        metrics.REPLICA_UP.labels(alias).set(problem is None)
+        if lag is not None:
+            metrics.REPLICA_LAG.labels(alias).set(lag)
+        return problem is None
+
+    def problems(self):
+        """{alias: problem} of the replicas last found unusable (for /readyz)."""
+        with self._lock:
+            return {alias: c[1] for alias, c in self._checked.items() if c[1]}
+
+    @staticmethod
+    def _check(alias):
+        """(None, lag in seconds) when the replica may be read, else (problem, lag or None)."""
+        params = connections.settings[alias]
+        try:
+            with psycopg.connect(
+                dbname=params["NAME"],
+                user=params.get("USER") or None,
+                password=params.get("PASSWORD") or None,
+                host=params.get("HOST") or None,
+                port=params.get("PORT") or None,
+                connect_timeout=1,
+                autocommit=True,
+            ) as conn:
+                # Caught up (all it received replayed): no lag, however long ago the last
+                # write was; else the age of the last transaction it replayed.
+                lag = conn.execute(
+                    """
+                    SELECT CASE
+                        WHEN NOT pg_is_in_recovery() THEN 0
+                        WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
+                        ELSE coalesce(
+                            extract(epoch FROM now() - pg_last_xact_replay_timestamp()), 0
+                        )
+                    END
+                    """
+                ).fetchone()[0]
+        except psycopg.Error as error:
+            first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
+            return f"unreachable ({type(error).__name__}: {first_line})", None
+        lag = float(lag)
+        if lag > settings.INCIDENTLIB_REPLICA_MAX_LAG:
+            return f"lags {lag:.1f} s (more than {settings.INCIDENTLIB_REPLICA_MAX_LAG} s)", lag
+        return None, lag
+
+
+health = ReplicaHealth()
+
+
+def _close(alias):
+    try:
+        connections[alias].close()
+    except Error:
+        pass  # the connection is gone already
+
+
+def choose_replica():
+    """A usable replica's alias (at random among them), or None: read the primary."""
+    replicas = list(settings.INCIDENTLIB_REPLICAS)
+    random.shuffle(replicas)
+    for alias in replicas:
+        if health.usable(alias):
+            return alias
+    if replicas:
+        metrics.REPLICA_FALLBACKS.labels("none usable").inc()
+    return None
+
+
+# --- The request ---------------------------------------------------------------------------
+
+
+def _reads_only_public(request):
+    match = request.resolver_match
+    return (
+        request.method in SAFE_METHODS
+        and match is not None
+        and match.namespace == "cases"
+        and match.view_name not in PRIMARY_VIEWS
+        and settings.SESSION_COOKIE_NAME not in request.COOKIES
+        and WROTE_COOKIE not in request.COOKIES
+    )
+
+
+class DatabaseRoutingMiddleware:
+    """Chooses the database of each request, as the module says, and marks writers."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        install()
+
+    def __call__(self, request):
+        request.database = DEFAULT_DB_ALIAS
+        token = _reading_from.set(None)
+        try:
+            response = self.get_response(request)
+        finally:
+            _reading_from.reset(token)
+        if request.method not in SAFE_METHODS:
+            response.set_cookie(
+                WROTE_COOKIE,
+                "1",
+                max_age=settings.INCIDENTLIB_PRIMARY_AFTER_WRITE,
+                secure=settings.SESSION_COOKIE_SECURE,
+                httponly=True,
+                samesite="Lax",
+            )
+        return response
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        if not settings.INCIDENTLIB_REPLICAS:
+            return None
+        if not _reads_only_public(request):
+            metrics.DATABASE_READS.labels("primary").inc()
+            return None
+        alias = choose_replica()
+        if alias:
+            _reading_from.set(alias)
+            request.database = alias
+        metrics.DATABASE_READS.labels("replica" if alias else "primary").inc()
+        return None
+
+    def process_exception(self, request, exception):
+        """A replica that failed under the request: the view again, on the primary."""
+        alias = _reading_from.get()
+        if alias is None or not isinstance(exception, Error):
+            return None
+        logger.warning(
+            "replica %s failed under %s (%s: %s): read again from the primary",
+            alias,
+            request.path,
+            type(exception).__name__,
+            str(exception).strip().splitlines()[0] if str(exception).strip() else "",
+        )
+        metrics.REPLICA_FALLBACKS.labels("query failed").inc()
+        health.forget(alias)
+        _close(alias)
+        _reading_from.set(None)
+        request.database = DEFAULT_DB_ALIAS
+        match = request.resolver_match
+        response = match.func(request, *match.args, **match.kwargs)
+        if hasattr(response, "render") and callable(response.render):
+            response = response.render()
+        return response

