@@ -104,6 +104,34 @@ if DATABASE_URL:
         "connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 5)
     )
 
+# Streaming read replicas of DATABASE_URL (incidentlib/routers.py): the reads of public pages,
+# the feed and the API go to a healthy one; writes, the admin, commands and a client that
+# wrote in the last DATABASE_PRIMARY_AFTER_WRITE seconds, to the primary. A replica that is
+# down, or whose replay lags more than DATABASE_REPLICA_MAX_LAG seconds, is skipped (checked
+# at most every DATABASE_REPLICA_CHECK_SECONDS by each process) and used again when back.
+INCIDENTLIB_REPLICAS = []
+for _number, _url in enumerate(env_list("DATABASE_REPLICA_URLS", []), start=1):
+    if not DATABASE_URL:
+        raise ImproperlyConfigured("DATABASE_REPLICA_URLS needs DATABASE_URL (the primary)")
+    _replica = dj_database_url.parse(
+        _url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60), conn_health_checks=True
+    )
+    if not _replica["ENGINE"].endswith("postgresql"):
+        raise ImproperlyConfigured(f"DATABASE_REPLICA_URLS: replica {_number} is not postgres://")
+    # A replica that does not answer is skipped after 2 s instead of holding the reader.
+    _replica["OPTIONS"] = {"options": "-c jit=off", "connect_timeout": 2}
+    _replica["TEST"] = {"MIRROR": "default"}
+    DATABASES[f"replica_{_number}"] = _replica
+    INCIDENTLIB_REPLICAS.append(f"replica_{_number}")
+DATABASE_ROUTERS = ["incidentlib.routers.ReplicaRouter"]
+INCIDENTLIB_REPLICA_MAX_LAG = env_int("DATABASE_REPLICA_MAX_LAG", 5)
+INCIDENTLIB_REPLICA_CHECK_SECONDS = env_int("DATABASE_REPLICA_CHECK_SECONDS", 5)
+# Longer than a replica may lag unnoticed (the lag allowed, plus the time between checks).
+INCIDENTLIB_PRIMARY_AFTER_WRITE = env_int(
+    "DATABASE_PRIMARY_AFTER_WRITE",
+    INCIDENTLIB_REPLICA_MAX_LAG + INCIDENTLIB_REPLICA_CHECK_SECONDS + 1,
+)
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -122,10 +150,14 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: the request id, and one JSON log line and the metrics of every request.
+    "incidentlib.observability.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Before WhiteNoise, so that static files get the policy too.
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Which database the request reads (a replica or the primary); marks clients that wrote.
+    "incidentlib.routers.DatabaseRoutingMiddleware",
     # A NUL or bytes that are not UTF-8 in the query: a 400 naming it, before any view.
     "cases.middleware.RefuseUnreadableQueryMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -272,9 +304,48 @@ INCIDENTLIB_CACHE_MAX_AGE = env_int("CACHE_MAX_AGE", 0)
 INCIDENTLIB_HIDE_DRAFTS = env_bool("HIDE_DRAFTS", False)
 INCIDENTLIB_PAGE_SIZE = env_int("PAGE_SIZE", 20)
 
+# One JSON object a line (incidentlib/observability.py), each with the request's id; plain
+# text when LOG_FORMAT=text (the default with DEBUG).
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text" if DEBUG else "json")
+if LOG_FORMAT not in ("json", "text"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be json or text; got {LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"request_id": {"()": "incidentlib.observability.RequestIdFilter"}},
+    "formatters": {
+        "json": {"()": "incidentlib.observability.JsonFormatter"},
+        "text": {"format": "%(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["request_id"],
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {
+        # Each request is logged once by incidentlib.request, with more than this says.
+        "django.request": {"level": "ERROR"},
+        "django.server": {"level": "WARNING"},
+    },
 }
+
+# Prometheus metrics (incidentlib/metrics.py) on their own address, never the public port:
+# host:port, or "off". gunicorn.conf.py serves them from its master process.
+METRICS_ADDRESS = os.environ.get("METRICS_ADDRESS", "127.0.0.1:9464")
+
+# Error reports to Sentry when SENTRY_DSN is set; nothing is sent (nor imported) otherwise.
+SENTRY_DSN = os.environ.get("SENTRY_DSN", "")
+if SENTRY_DSN:
+    import sentry_sdk
+    from sentry_sdk.integrations.django import DjangoIntegration
+
+    sentry_sdk.init(
+        dsn=SENTRY_DSN,
+        integrations=[DjangoIntegration()],
+        environment=os.environ.get("SENTRY_ENVIRONMENT", "production"),
+        traces_sample_rate=float(os.environ.get("SENTRY_TRACES_SAMPLE_RATE", "0") or 0),
+        send_default_pii=False,  # no addresses, cookies or user names leave the server
+    )
