@@ -19,11 +19,16 @@
 -- Weights: id and title A, summary and organisation B, trigger, symptoms, detection and
 -- lessons C, remediation D. cases/listing/search.py builds the queries that read it.
 
+-- A tsvector holds at most 1 MB, and the endings of every word of a long text would pass it:
+-- only words of at most 32 characters, in a text of at most 20,000, give their endings (any
+-- case text the format allows is then indexed: its words as written, if not their endings).
+-- Each text is read up to its first 100,000 characters, the longest a case text may be (the
+-- remediation steps, joined, may be longer).
 CREATE OR REPLACE FUNCTION cases_korean_tsvector(body text) RETURNS tsvector
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     WITH word AS (
         SELECT lexeme, positions
-        FROM unnest(to_tsvector('simple'::regconfig, coalesce(body, '')))
+        FROM unnest(to_tsvector('simple'::regconfig, left(coalesce(body, ''), 100000)))
     ), lead AS (
         SELECT substring(word.lexeme FROM '^[^가-힣]+') AS run, word.positions
         FROM word
@@ -43,6 +48,8 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
         SELECT substr(word.lexeme, start), word.positions
         FROM word, generate_series(2, char_length(word.lexeme) - 1) AS start
         WHERE substr(word.lexeme, start, 1) ~ '[가-힣]'
+          AND char_length(word.lexeme) <= 32
+          AND char_length(body) <= 20000
         UNION ALL
         SELECT lead.run, lead.positions FROM lead WHERE lead.run IS NOT NULL
         UNION ALL
@@ -52,12 +59,18 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     ) AS token
 $$;
 
+-- English texts likewise, up to their first 100,000 characters.
+CREATE OR REPLACE FUNCTION cases_english_tsvector(body text) RETURNS tsvector
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT to_tsvector('english'::regconfig, left(coalesce(body, ''), 100000))
+$$;
+
 -- The title alone (with the id) has a vector of its own, GIN-indexed too: a search matching
 -- most of the library puts title matches first without reading every matching case's vector.
 CREATE OR REPLACE FUNCTION cases_case_title_vector(c cases_case) RETURNS tsvector
 LANGUAGE sql IMMUTABLE AS $$
     SELECT setweight(to_tsvector('simple'::regconfig, c.id), 'A')
-        || setweight(to_tsvector('english'::regconfig, coalesce(c.title_en, '')), 'A')
+        || setweight(cases_english_tsvector(c.title_en), 'A')
         || setweight(cases_korean_tsvector(c.title_ko), 'A')
 $$;
 
@@ -74,15 +87,15 @@ BEGIN
            string_agg(text_ko, E'\n' ORDER BY position)
       INTO steps_en, steps_ko
       FROM cases_remediationstep WHERE case_id = c.id;
-    RETURN setweight(to_tsvector('english'::regconfig, coalesce(c.summary_en, '')), 'B')
+    RETURN setweight(cases_english_tsvector(c.summary_en), 'B')
         || setweight(cases_korean_tsvector(c.summary_ko), 'B')
-        || setweight(to_tsvector('english'::regconfig, coalesce(organisation, '')), 'B')
+        || setweight(cases_english_tsvector(organisation), 'B')
         || setweight(cases_korean_tsvector(organisation), 'B')
-        || setweight(to_tsvector('english'::regconfig, concat_ws(E'\n',
+        || setweight(cases_english_tsvector(concat_ws(E'\n',
                c.trigger_en, c.symptoms_text_en, c.detection_en, c.lessons_en)), 'C')
         || setweight(cases_korean_tsvector(concat_ws(E'\n',
                c.trigger_ko, c.symptoms_text_ko, c.detection_ko, c.lessons_ko)), 'C')
-        || setweight(to_tsvector('english'::regconfig, coalesce(steps_en, '')), 'D')
+        || setweight(cases_english_tsvector(steps_en), 'D')
         || setweight(cases_korean_tsvector(steps_ko), 'D');
 END
 $$;

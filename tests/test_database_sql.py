@@ -43,3 +43,24 @@ def test_a_transaction_that_wrote_is_told_so(tmp_path):
     assert not Library.objects.state().writing
     store(tmp_path, plain_case("G-1", review=DRAFT))
     assert Library.objects.state().writing
+
+
+@pytest.mark.django_db
+def test_the_longest_texts_the_format_allows_are_indexed(tmp_path):
+    """A tsvector holds at most 1 MB: a long Korean text gives its words, not their endings."""
+    from cases.listing import search
+    from cases.models import Case
+
+    words = " ".join(f"스토리지{n}번이" for n in range(12_000))[:100_000]
+    one_word = "가" * 100_000
+    store(
+        tmp_path,
+        plain_case(
+            "L-1",
+            summary={"en": "metadata " * 11_000, "ko": words},
+            lessons={"en": None, "ko": one_word},
+            remediation=[{"text": {"en": "x", "ko": words}} for _ in range(3)],
+        ),
+    )
+    found = search.matching(Case.objects.all(), "스토리지7번이").values_list("id", flat=True)
+    assert list(found) == ["L-1"]

@@ -113,6 +113,7 @@ def back_to_0005(apps, schema_editor):
         DROP FUNCTION cases_raise_generation();
         DROP FUNCTION cases_case_title_vector(cases_case);
         DROP FUNCTION cases_case_body_vector(cases_case);
+        DROP FUNCTION cases_english_tsvector(text);
         DROP FUNCTION cases_korean_tsvector(text);
         """
     )
