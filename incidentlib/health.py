@@ -5,17 +5,22 @@
 - `/readyz`: the process can serve: its database answers a query and its cache a set and a
   get. 200 `{"status": "ok", "checks": {"database": "ok", "cache": "ok"}}`, else 503 naming
   what is down (`"database": "down: ..."`). Pages are still served without the cache, only
-  slower; an operator watches `/readyz` to learn that either is away.
+  slower; an operator watches `/readyz` to learn that either is away. Each read replica in
+  use is checked too: one that is skipped is named (`"replica_1": "skipped: ..."`) with
+  `"status": "degraded"` and a 200, since the primary serves its reads meanwhile.
 """
 
 import logging
 import uuid
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
+
+from incidentlib import routers
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +67,14 @@ def readyz(request):
             logger.warning("readyz: %s is down", name, exc_info=True)
             results[name] = _problem(error)
     down = [name for name, result in results.items() if result != "ok"]
-    return JsonResponse(
-        {"status": "down" if down else "ok", "checks": results}, status=503 if down else 200
-    )
+    # Replicas (incidentlib/routers.py), checked afresh: one that is skipped is named, but the
+    # answer stays 200 ("degraded"), since its reads go to the primary and readers see no
+    # error; a 503 would take every app server out of a balancer for it.
+    skipped = False
+    for alias in settings.INCIDENTLIB_REPLICAS:
+        routers.health.forget(alias)
+        usable = routers.health.usable(alias)
+        results[alias] = "ok" if usable else f"skipped: {routers.health.problems().get(alias)}"
+        skipped = skipped or not usable
+    status = "down" if down else "degraded" if skipped else "ok"
+    return JsonResponse({"status": status, "checks": results}, status=503 if down else 200)

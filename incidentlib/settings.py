@@ -6,6 +6,7 @@ and the settings a production server cannot guess (SECRET_KEY, DATABASE_URL) mus
 
 import datetime
 import ipaddress
+import logging
 import os
 from pathlib import Path
 
@@ -329,8 +330,14 @@ LOGGING = {
         # Each request is logged once by incidentlib.request, with more than this says.
         "django.request": {"level": "ERROR"},
         "django.server": {"level": "WARNING"},
+        # django-axes says its version at every start.
+        "axes.apps": {"level": "WARNING"},
     },
 }
+
+if LOG_FORMAT == "json":
+    # Python's warnings too, instead of raw lines among the JSON.
+    logging.captureWarnings(True)
 
 # Prometheus metrics (incidentlib/metrics.py) on their own address, never the public port:
 # host:port, or "off". gunicorn.conf.py serves them from its master process.

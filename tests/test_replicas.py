@@ -220,3 +220,17 @@ def test_commands_and_migrations_use_the_primary(replicated):
     assert router.allow_migrate("replica_1", "cases") is False
     assert router.allow_migrate("default", "cases") is True
     call_command("check", "--database", "default")  # a command: no request, no replica
+
+
+def test_readyz_names_a_skipped_replica_without_failing(replicated, client):
+    answer = client.get("/readyz")
+    assert answer.status_code == 200
+    assert answer.json() == {
+        "status": "ok",
+        "checks": {"database": "ok", "cache": "ok", "replica_1": "ok"},
+    }
+    replicated.replica.stop()
+    answer = client.get("/readyz")
+    assert answer.status_code == 200
+    assert answer.json()["status"] == "degraded"
+    assert answer.json()["checks"]["replica_1"].startswith("skipped: unreachable")

@@ -1,0 +1,77 @@
+"""gunicorn for incidentlib: `gunicorn incidentlib.wsgi` reads this file from the checkout.
+
+Sizing. A page is mostly waiting on PostgreSQL or Redis, and a sync worker answers one request
+at a time: the default is 2 workers a CPU plus 1 (gunicorn's own advice), or WEB_CONCURRENCY.
+Each worker holds one connection to the primary and one to each replica it reads
+(DATABASE_CONN_MAX_AGE), so (app servers x workers x (1 + replicas)) must stay below each
+server's max_connections (100 by default) with room for the admin and imports.
+
+Every setting below is an environment variable (the same names as gunicorn's, upper case).
+"""
+
+import multiprocessing
+import os
+import tempfile
+
+bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
+workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
+worker_class = "sync"
+# A request that takes longer is killed and answered 502 by the proxy: a page takes a second
+# at worst (a cold search of 100,000 cases); the whole-library download streams for longer
+# but sends all the time (the timeout counts silence, not the whole request).
+timeout = int(os.environ.get("GUNICORN_TIMEOUT", 30))
+# On SIGTERM or SIGHUP (a deploy), requests under way get this long to finish.
+graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", 30))
+# Behind the proxy's keep-alive connections (deploy/nginx.conf: keepalive 32).
+keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", 5))
+# Each worker is replaced after about this many requests (memory that grows is given back),
+# at different times thanks to the jitter, so that they never restart all at once.
+max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", 2000))
+max_requests_jitter = int(os.environ.get("GUNICORN_MAX_REQUESTS_JITTER", 200))
+# Load Django once in the master: workers start fast and share its memory.
+preload_app = os.environ.get("GUNICORN_PRELOAD", "1") == "1"
+# The proxy's X-Forwarded-* are believed from these addresses only.
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+
+# Logs: one JSON object a line on stderr, as the app's (incidentlib/observability.py). The
+# app logs each request itself with more than an access log holds (queries, cache, database),
+# so gunicorn's access log is off unless ACCESS_LOG=1; it is then JSON too.
+accesslog = "-" if os.environ.get("ACCESS_LOG", "0") == "1" else None
+errorlog = "-"
+loglevel = os.environ.get("LOG_LEVEL", "info").lower()
+access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(D)s'  # atoms the JSON formatter reads
+logconfig_dict = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"json": {"()": "incidentlib.observability.JsonFormatter"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "json",
+            "stream": "ext://sys.stderr",
+        }
+    },
+    "loggers": {
+        "gunicorn.error": {"handlers": ["console"], "level": loglevel.upper(), "propagate": False},
+        "gunicorn.access": {"handlers": ["console"], "level": "INFO", "propagate": False},
+    },
+}
+
+# Metrics: every worker writes its values to one folder, which the master's metrics server
+# (METRICS_ADDRESS, not the public port) adds up.
+if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="incidentlib-metrics-")
+
+
+def when_ready(server):
+    from incidentlib import metrics  # after PROMETHEUS_MULTIPROC_DIR is set
+
+    address = os.environ.get("METRICS_ADDRESS", "127.0.0.1:9464")
+    if metrics.serve(address):
+        server.log.info("metrics on http://%s/metrics", address)
+
+
+def child_exit(server, worker):
+    from incidentlib import metrics
+
+    metrics.mark_process_dead(worker.pid)

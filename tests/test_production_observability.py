@@ -1,0 +1,181 @@
+"""Logs, metrics, error reports and the deployment check, as production runs them."""
+
+import json
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from prometheus_client import REGISTRY, generate_latest
+
+from incidentlib.observability import JsonFormatter
+
+from .conftest import ROOT, url_of_test_database
+
+# A production key as Django's deployment check wants it: 50 characters, not all alike.
+GOOD_KEY = "a-production-key-that-is-long-and-random-enough-1234567890"
+
+
+def production_env(**changes):
+    env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY", "SENTRY_DSN")}
+    env.update(
+        SECRET_KEY=GOOD_KEY,
+        ALLOWED_HOSTS="incidents.example.com,127.0.0.1",
+        DATABASE_URL=env.get("DATABASE_URL") or "postgres://x@localhost/x",
+    )
+    env.update(changes)
+    return env
+
+
+def request_lines(caplog):
+    return [r for r in caplog.records if r.name == "incidentlib.request"]
+
+
+@pytest.mark.django_db
+def test_each_request_logs_one_line_with_its_id_queries_cache_and_database(client, caplog):
+    caplog.set_level(logging.INFO, logger="incidentlib.request")
+    first = client.get("/cases/", HTTP_X_REQUEST_ID="proxy-id-1234")
+    second = client.get("/cases/", HTTP_X_REQUEST_ID="proxy-id-5678")
+
+    assert first["X-Request-ID"] == "proxy-id-1234"  # the proxy's id, passed through
+    miss, hit = request_lines(caplog)
+    assert (miss.request_id, miss.cache, hit.request_id, hit.cache) == (
+        "proxy-id-1234", "miss", "proxy-id-5678", "hit",
+    )  # fmt: skip
+    assert (miss.method, miss.path, miss.status, miss.view) == ("GET", "/cases/", 200, "cases:list")
+    assert miss.sql_queries > hit.sql_queries >= 1  # a hit reads the library's state only
+    assert miss.sql_ms >= 0 and miss.duration_ms > 0
+    assert miss.database == "default"
+    assert second.status_code == 200
+
+
+def test_a_request_without_a_plausible_id_gets_one_of_its_own(client, caplog):
+    caplog.set_level(logging.INFO, logger="incidentlib.request")
+    answer = client.get("/healthz", HTTP_X_REQUEST_ID="<script>")
+    made = answer["X-Request-ID"]
+    assert len(made) == 32 and made != "<script>"
+    assert request_lines(caplog)[-1].request_id == made
+
+
+def test_log_records_are_one_json_object_each():
+    record = logging.makeLogRecord(
+        {"name": "incidentlib.request", "msg": "GET %s", "args": ("/",), "levelno": 20,
+         "levelname": "INFO", "request_id": "abc", "status": 200, "cache": None}
+    )  # fmt: skip
+    entry = json.loads(JsonFormatter().format(record))
+    assert entry["message"] == "GET /"
+    assert entry["request_id"] == "abc" and entry["status"] == 200 and entry["level"] == "info"
+    assert "cache" not in entry  # nothing for what is not known
+
+
+@pytest.mark.django_db
+def test_metrics_count_requests_by_view_and_status_latency_and_cache_hits(client):
+    def value(name, **labels):
+        return REGISTRY.get_sample_value(name, labels) or 0
+
+    before = value("incidentlib_requests_total", view="cases:taxonomy", status="200")
+    hits = value("incidentlib_page_cache_total", result="hit")
+    client.get("/taxonomy/")
+    client.get("/taxonomy/")
+    assert value("incidentlib_requests_total", view="cases:taxonomy", status="200") == before + 2
+    assert value("incidentlib_page_cache_total", result="hit") == hits + 1
+    assert value("incidentlib_request_seconds_count", view="cases:taxonomy") >= 2
+    assert b"incidentlib_replica_fallbacks_total" in generate_latest(REGISTRY)
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def fetch(url, timeout=5):
+    with urllib.request.urlopen(url, timeout=timeout) as answer:
+        return answer.status, answer.read().decode()
+
+
+@pytest.mark.django_db
+def test_gunicorn_logs_json_and_serves_metrics_on_their_own_address(tmp_path):
+    port, metrics_port = free_port(), free_port()
+    log = tmp_path / "gunicorn.log"
+    env = production_env(
+        DATABASE_URL=url_of_test_database(),
+        GUNICORN_BIND=f"127.0.0.1:{port}",
+        METRICS_ADDRESS=f"127.0.0.1:{metrics_port}",
+        WEB_CONCURRENCY="2",
+        SECURE_SSL_REDIRECT="0",
+        STATIC_MANIFEST="0",
+        ACCESS_LOG="1",
+    )
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    with open(log, "w") as output:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "incidentlib.wsgi"],
+            cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                assert fetch(f"http://127.0.0.1:{port}/healthz")[0] == 200
+                break
+            except OSError:
+                assert server.poll() is None, log.read_text()
+                assert time.monotonic() < deadline, log.read_text()
+                time.sleep(0.2)
+        for _ in range(4):  # both workers, most likely
+            fetch(f"http://127.0.0.1:{port}/robots.txt")
+        status, metrics = fetch(f"http://127.0.0.1:{metrics_port}/metrics")
+        assert status == 200
+        assert 'incidentlib_requests_total{status="200",view="cases:robots"} 4.0' in metrics
+        with pytest.raises(OSError):  # not on the public port
+            fetch(f"http://127.0.0.1:{port}/metrics")
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+    entries = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    assert len(entries) == len(log.read_text().splitlines())  # every line JSON
+    requests = [e for e in entries if e["logger"] == "incidentlib.request"]
+    access = [e for e in entries if e["logger"] == "gunicorn.access"]
+    assert {e["path"] for e in requests} >= {"/healthz", "/robots.txt"}
+    assert all(e["request_id"] for e in requests + access)
+    assert any(e["path"] == "/robots.txt" and e["status"] == 200 for e in access)
+
+
+def test_error_reports_go_to_sentry_only_when_a_dsn_is_set():
+    probe = "import incidentlib.settings, sentry_sdk; print(sentry_sdk.is_initialized())"
+    off = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=production_env(),
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    on = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT,
+        env=production_env(SENTRY_DSN="https://public@127.0.0.1:9/1"),
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert (off.stdout.strip(), on.stdout.strip()) == ("False", "True"), off.stderr + on.stderr
+
+
+def test_the_deployment_check_of_the_production_stack_says_only_what_the_readme_says():
+    """The compose stack's settings: replicas, Redis, behind the TLS proxy. Django's
+    security.W005 (HSTS without subdomains) and W021 (no preload) are silenced on purpose, as
+    the README's Configuration says; nothing else may be reported."""
+    env = production_env(
+        DATABASE_REPLICA_URLS="postgres://x@replica/x",
+        REDIS_URL="redis://redis:6379/0",
+        BEHIND_PROXY="1",
+        TRUSTED_PROXIES="10.0.0.0/8",
+        CACHE_MAX_AGE="60",
+    )
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "DEBUG"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert result.stdout.strip() == "System check identified no issues (2 silenced).", result.stdout
+    assert result.stderr == ""
