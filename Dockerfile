@@ -20,9 +20,13 @@ COPY . .
 RUN pip install --no-deps . \
     && python manage.py collectstatic --no-input
 
-USER incidentlib
-EXPOSE 8000
+# The uid of the user made above: numeric, so that the runtime need not look the name up.
+USER 10001
+# 8000: the app (behind the proxy); 9464: its Prometheus metrics (METRICS_ADDRESS), never public.
+EXPOSE 8000 9464
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-    CMD python -c "import os, sys, urllib.request as u; host = os.environ.get('ALLOWED_HOSTS', 'localhost').split(',')[0].strip(); sys.exit(u.urlopen(u.Request('http://127.0.0.1:8000/healthz', headers={'Host': host}), timeout=4).status != 200)"
+    CMD ["python", "-c", "import os, sys, urllib.request as u; host = os.environ.get('ALLOWED_HOSTS', 'localhost').split(',')[0].strip(); sys.exit(u.urlopen(u.Request('http://127.0.0.1:8000/healthz', headers={'Host': host}), timeout=4).status != 200)"]
 
-CMD ["sh", "-c", "python manage.py migrate --no-input && exec gunicorn incidentlib.wsgi --bind 0.0.0.0:8000 --workers ${WEB_CONCURRENCY:-3} --access-logfile -"]
+# gunicorn.conf.py: workers (WEB_CONCURRENCY), timeouts, JSON logs, metrics. With several app
+# servers, run migrate once before them instead (compose.yaml's `migrate` service).
+CMD ["sh", "-c", "python manage.py migrate --no-input && exec gunicorn incidentlib.wsgi"]

@@ -1,0 +1,68 @@
+"""deploy/nginx.conf, checked by nginx itself and run in front of two gunicorns here.
+
+Needs nginx (Debian's nginx-light; .ci/run installs it): without it these tests are skipped,
+unless CI is set, where they fail.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT, url_of_test_database
+
+sys.path.insert(0, str(ROOT / "deploy"))
+from local_stack import LocalStack, check_nginx_conf, get, nginx_binary, production_env  # noqa: E402
+
+if nginx_binary() is None and not os.environ.get("CI"):
+    pytest.skip("nginx is not installed (apt-get install nginx-light)", allow_module_level=True)
+
+
+def test_the_proxy_configuration_passes_nginx_t():
+    ok, output = check_nginx_conf()
+    assert ok, output
+
+
+@pytest.fixture
+def stack(transactional_db, seeded):
+    with LocalStack(production_env(url_of_test_database(), cache_max_age=60)) as running:
+        yield running
+
+
+def test_two_app_servers_behind_the_proxy_serve_pages_and_static_files(stack):
+    first = get(stack.base + "/cases/IL-0137")
+    second = get(stack.base + "/cases/IL-0137")
+    assert (first[0], second[0]) == (200, 200)
+    assert "max-age=60" in first[1]["Cache-Control"]
+    assert (first[1]["X-Proxy-Cache"], second[1]["X-Proxy-Cache"]) == ("MISS", "HIT")
+    assert second[2] == first[2]
+
+    status, headers, css = get(stack.base + "/static/css/site.css")
+    assert status == 200 and "immutable" in headers["Cache-Control"]
+    assert css == (ROOT / "static" / "css" / "site.css").read_bytes()
+
+    for _ in range(4):  # never cached: reaches an app server each time, in turn
+        assert get(stack.base + "/readyz")[0] == 200
+    logs = [Path(stack.folder, f"app{n}.log").read_text() for n in (1, 2)]
+    assert all('"path": "/readyz"' in log for log in logs), stack.logs()
+
+
+def test_the_proxy_never_keeps_an_answer_that_sets_a_cookie_or_is_private(stack):
+    for _ in range(3):  # the login page sets the CSRF cookie and is private
+        status, headers, _body = get(stack.base + "/admin/login/")
+        assert status == 200 and "Set-Cookie" in headers
+        assert headers["X-Proxy-Cache"] != "HIT"
+    for _ in range(2):  # a reader with a session: private pages, never from the proxy
+        status, headers, _body = get(
+            stack.base + "/cases/IL-0137", headers={"Cookie": "sessionid=someone"}
+        )
+        assert "private" in headers["Cache-Control"]
+        assert headers["X-Proxy-Cache"] != "HIT"
+
+
+def test_the_request_id_of_the_client_reaches_the_app(stack):
+    status, headers, _body = get(stack.base + "/healthz", headers={"X-Request-ID": "abcd-1234"})
+    assert status == 200 and headers["X-Request-ID"] == "abcd-1234"
+    status, headers, _body = get(stack.base + "/healthz")
+    assert len(headers["X-Request-ID"]) == 32  # nginx's $request_id
