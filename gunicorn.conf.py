@@ -75,3 +75,12 @@ def child_exit(server, worker):
     from incidentlib import metrics
 
     metrics.mark_process_dead(worker.pid)
+
+
+def post_worker_init(worker):
+    """Load the Korean query analyser (about a second and 100 MB) in each worker before it
+    takes a request, so that no reader's first Korean search waits for it. Not in the master:
+    Kiwi may start threads, which a fork would not carry."""
+    from cases.listing.korean import analyser
+
+    analyser()
