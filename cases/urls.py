@@ -3,6 +3,7 @@ from django.urls import path, re_path
 
 from cases import sitemaps
 from cases.caching import public_page
+from cases.discover import views as discover_views
 from cases.feeds import CaseFeed
 from cases.patterns import CASE_ID_ANY_CASE
 from cases.sitemaps import SITEMAPS
@@ -17,7 +18,15 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("cases/", views.case_list, name="list"),
     re_path(rf"^cases/{CASE_ID}\.json$", views.case_json, name="detail_json"),
+    re_path(
+        rf"^cases/{CASE_ID}\.(?P<fmt>bib|ris|csl\.json)$",
+        discover_views.case_citation,
+        name="cite",
+    ),
     re_path(rf"^cases/{CASE_ID}/?$", views.case_detail, name="detail"),
+    path("diagnose/", discover_views.diagnose, name="diagnose"),
+    path("stats/", discover_views.stats, name="stats"),
+    re_path(r"^stats/(?P<chart>[a-z_]+)\.csv$", discover_views.stats_csv, name="stats_csv"),
     path("taxonomy/", views.taxonomy, name="taxonomy"),
     path("taxonomy/<str:facet>/<slug:slug>/", views.term_detail, name="term"),
     path("orgs/", views.organisation_list, name="orgs"),

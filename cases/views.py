@@ -13,6 +13,8 @@ from django.views.decorators.http import require_safe
 
 from cases.api import json_error
 from cases.caching import public_page
+from cases.discover import citations
+from cases.discover.similar import similar_cases
 from cases.exchange.export import read_in_one_snapshot
 from cases.exchange.format import public_case_to_exchange
 from cases.languages import FALLBACK_LANGUAGE, content_language
@@ -95,6 +97,13 @@ def case_detail(request, case_id):
         .order_by("id")
     )
     related = [link.to_case for link in case.related_links.all() if link.to_case.is_published]
+    similar = similar_cases(
+        case,
+        exclude_ids=[
+            *(link.to_case_id for link in case.related_links.all()),
+            *(other.id for other in related_from),
+        ],
+    )
     recurrence_chain = chain if len(chain) > 1 else []
     # Root cause and contributing factors are shown under "Why", the other facets under
     # "Classification": each once.
@@ -104,6 +113,9 @@ def case_detail(request, case_id):
         if facet not in (Facet.ROOT_CAUSE, Facet.CONTRIBUTING)
     ]
     language = content_language(get_language())
+    citation = citations.reference(
+        case, request.build_absolute_uri(case.get_absolute_url()), language
+    )
     shown_terms = [(Facet.ROOT_CAUSE, [case.root_cause]), *facets]
     shown_terms.append((Facet.CONTRIBUTING, case.terms_of(Facet.CONTRIBUTING)))
     return render(
@@ -115,8 +127,14 @@ def case_detail(request, case_id):
             "related": related,
             "related_from": related_from,
             "recurrence_chain": recurrence_chain,
+            "similar": similar,
+            "citation": citation,
+            "highwire_tags": citations.highwire_tags(citation),
             "parts_in_english": _parts_in_english(
-                case, language, shown_terms, [*related, *related_from, *recurrence_chain]
+                case,
+                language,
+                shown_terms,
+                [*related, *related_from, *recurrence_chain, *(found.case for found in similar)],
             ),
         },
     )

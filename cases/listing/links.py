@@ -119,3 +119,8 @@ class ListingLinks:
     @property
     def api_url(self):
         return url_with(reverse("cases:api_cases"), self._with_fixed(self._selection_params()))
+
+    @property
+    def stats_url(self):
+        """/stats/ of the selection (the page's own filter written out as a parameter)."""
+        return url_with(reverse("cases:stats"), self._with_fixed(self._selection_params()))

@@ -1,0 +1,297 @@
+""" "I'm seeing this" (/diagnose/): from the symptoms a reader sees to the cases that looked
+like that, how they were noticed, why they happened and what fixed them.
+
+The reader picks symptoms, and optionally components and domains, and may add free words.
+The matching cases are those having any chosen term (with no term chosen, those matching any
+of the words). Each scores the sum of the weights of the chosen terms it has: a term's
+inverse document frequency, ln(N / cases having it), times its facet's weight (symptoms
+weigh most). So a case sharing two rare symptoms ranks above one sharing a common one. Cases
+of equal score are ordered by how many of the free words they match (each word searched as
+/cases/ searches it, with the GIN index), then newest first, then by id.
+
+Above the results, the root causes most frequent among the matches, with counts; each links
+to this page narrowed to that root cause (`root_cause=`), which lists exactly those cases.
+
+Queries, whatever the size of the library: the taxonomy terms (the form, valid slugs); how
+many cases have each chosen term, with the library's size (the weights); the matches
+counted by root cause; one page of them with organisation, severity and root cause; their
+remediation steps.
+"""
+
+import math
+import re
+from dataclasses import dataclass
+
+from django import forms
+from django.conf import settings
+from django.db import connection
+from django.db.models import Case as DbCase
+from django.db.models import Count, F, FloatField, IntegerField, Prefetch, Q, Value, When
+from django.http import QueryDict
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+
+from cases.listing import search
+from cases.models import Case, CaseTerm, Facet, RemediationStep
+
+# How much a chosen term of each facet counts, times its inverse document frequency.
+FACET_WEIGHTS = {Facet.SYMPTOMS: 2.0, Facet.COMPONENTS: 1.0, Facet.DOMAIN: 0.5}
+FORM_FACETS = tuple(FACET_WEIGHTS)
+# Free words read, at most (each is one indexed search).
+MAX_WORDS = 8
+WORD = re.compile(r"\w[\w.'-]*")
+TOP_ROOT_CAUSES = 5
+
+
+class DiagnoseForm(forms.Form):
+    symptoms = forms.MultipleChoiceField(
+        label=Facet.SYMPTOMS.label, required=False, widget=forms.CheckboxSelectMultiple
+    )
+    components = forms.MultipleChoiceField(
+        label=Facet.COMPONENTS.label, required=False, widget=forms.CheckboxSelectMultiple
+    )
+    domain = forms.MultipleChoiceField(
+        label=Facet.DOMAIN.label, required=False, widget=forms.CheckboxSelectMultiple
+    )
+    q = forms.CharField(label=_("Words"), required=False, max_length=search.MAX_QUERY_LENGTH)
+    root_cause = forms.ChoiceField(label=Facet.ROOT_CAUSE.label, required=False)
+    page = forms.IntegerField(required=False, min_value=1, max_value=10**6)
+
+    def __init__(self, data, *, terms):
+        super().__init__(data)
+        self.terms = terms
+        for facet in (*FORM_FACETS, Facet.ROOT_CAUSE):
+            choices = [(term.slug, term.label_en) for term in terms.of(facet)]
+            if facet == Facet.ROOT_CAUSE:
+                choices = [("", ""), *choices]
+            self.fields[facet].choices = choices
+
+    def chosen_terms(self):
+        """The chosen terms of the form's facets, by facet, in the taxonomy's order."""
+        return [
+            self.terms.get(facet, slug)
+            for facet in FORM_FACETS
+            for slug in self.cleaned_data.get(facet) or []
+        ]
+
+    @property
+    def words(self):
+        return WORD.findall(self.cleaned_data.get("q") or "")[:MAX_WORDS]
+
+
+@dataclass
+class Result:
+    case: Case
+    score: float
+    words_matched: int
+    shared_symptoms: list
+
+
+@dataclass
+class RootCauseCount:
+    term: object
+    count: int
+    url: str
+    chosen: bool
+
+
+class Diagnosis:
+    def __init__(self, params, *, terms, path=None):
+        self.params = params
+        self.terms = terms
+        self.path = path or reverse("cases:diagnose")
+        self.form = DiagnoseForm(params, terms=terms)
+        self.results = []
+        self.total = 0
+        self.root_causes = []
+        self.page_number = 1
+        self.pages = 0
+        self.weights = {}
+
+    def is_valid(self):
+        return self.form.is_valid()
+
+    @property
+    def chosen(self):
+        return self.form.chosen_terms()
+
+    @property
+    def asked(self):
+        """Whether the reader has asked anything (a term or a word)."""
+        return bool(self.chosen or self.form.words)
+
+    def chosen_root_cause(self):
+        slug = self.form.cleaned_data.get("root_cause")
+        return self.terms.get(Facet.ROOT_CAUSE, slug) if slug else None
+
+    # The queries ---------------------------------------------------------------------------
+
+    def _term_weights(self):
+        """{term id: weight} of the chosen terms, from how many cases have each (one query)."""
+        chosen = self.chosen
+        if not chosen:
+            return {}
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"""
+                SELECT term.id,
+                       (SELECT count(*) FROM {CaseTerm._meta.db_table} AS tag
+                         WHERE tag.term_id = term.id),
+                       (SELECT count(*) FROM {Case._meta.db_table})
+                  FROM unnest(%s::integer[]) AS term(id)
+                """,
+                [[term.id for term in chosen]],
+            )
+            having = {term_id: (cases, size) for term_id, cases, size in cursor.fetchall()}
+        weights = {}
+        for term in chosen:
+            cases, size = having.get(term.id, (0, 0))
+            weights[term.id] = FACET_WEIGHTS[term.facet] * math.log((size + 1) / (cases + 1))
+        return weights
+
+    def _matches(self):
+        cases = Case.objects.published()
+        if self.chosen:
+            cases = cases.filter(term_ids__overlap=[term.id for term in self.chosen])
+        else:
+            cases = cases.filter(
+                Q(*[search.condition(word) for word in self.form.words], _connector=Q.OR)
+            )
+        root_cause = self.chosen_root_cause()
+        if root_cause:
+            cases = cases.filter(root_cause=root_cause)
+        return cases
+
+    def _ranked(self, matches):
+        score = sum(
+            (
+                DbCase(
+                    When(term_ids__contains=[term_id], then=Value(weight)),
+                    default=Value(0.0),
+                    output_field=FloatField(),
+                )
+                for term_id, weight in self.weights.items()
+            ),
+            Value(0.0, output_field=FloatField()),
+        )
+        words = sum(
+            (
+                DbCase(
+                    When(
+                        id__in=Case.objects.filter(search.condition(word)).values("id"),
+                        then=Value(1),
+                    ),
+                    default=Value(0),
+                    output_field=IntegerField(),
+                )
+                for word in self.form.words
+            ),
+            Value(0, output_field=IntegerField()),
+        )
+        # A constant (no term, no word) cannot be an ORDER BY term: it is left out.
+        order = [F("score").desc()] if self.weights else []
+        if self.form.words:
+            order.append(F("words_matched").desc())
+        return matches.annotate(score=score, words_matched=words).order_by(*order, "-date", "id")
+
+    def load(self):
+        """Run the queries; False for a page past the last."""
+        if not self.asked:
+            return True
+        self.weights = self._term_weights()
+        matches = self._matches()
+        by_root_cause = (
+            matches.order_by()
+            .values("root_cause_id")
+            .annotate(cases=Count("id"))
+            .values_list("root_cause_id", "cases")
+        )
+        counts = dict(by_root_cause)
+        self.total = sum(counts.values())
+        self.root_causes = self._root_cause_counts(counts)
+        page_size = settings.INCIDENTLIB_PAGE_SIZE
+        self.pages = math.ceil(self.total / page_size)
+        self.page_number = self.form.cleaned_data.get("page") or 1
+        if self.page_number > max(self.pages, 1):
+            return False
+        start = (self.page_number - 1) * page_size
+        # The order is found over the matches' ids and scores alone (narrow rows), and only
+        # the page's cases are read whole: sorting every match with all its columns and
+        # joins costs several times more at 100,000 cases.
+        page_ids = self._ranked(matches).values("id")[start : start + page_size]
+        page = (
+            self._ranked(Case.objects.filter(id__in=page_ids))
+            .defer("search_vector", "title_vector")
+            .select_related("organisation", "severity", "root_cause")
+            .prefetch_related(
+                Prefetch(
+                    "remediation_steps",
+                    queryset=RemediationStep.objects.order_by("position", "id"),
+                )
+            )
+        )
+        chosen_symptoms = [term for term in self.chosen if term.facet == Facet.SYMPTOMS]
+        self.results = [
+            Result(
+                case=case,
+                score=case.score,
+                words_matched=case.words_matched,
+                shared_symptoms=[t for t in chosen_symptoms if t.id in set(case.term_ids)],
+            )
+            for case in page
+        ]
+        return True
+
+    def _root_cause_counts(self, counts):
+        chosen = self.chosen_root_cause()
+        found = [
+            (self.terms.by_id[term_id], cases)
+            for term_id, cases in counts.items()
+            if term_id in self.terms.by_id
+        ]
+        found.sort(key=lambda pair: (-pair[1], pair[0].slug))
+        return [
+            RootCauseCount(term, cases, self.url_with(root_cause=term.slug), term == chosen)
+            for term, cases in found[:TOP_ROOT_CAUSES]
+        ]
+
+    # Links ---------------------------------------------------------------------------------
+
+    def url_with(self, **changes):
+        """This page with some parameters changed (None removes one); back to page 1."""
+        params = QueryDict(mutable=True)
+        for name, values in self.params.lists():
+            if name not in ("page", "lang"):
+                params.setlist(name, values)
+        for name, value in changes.items():
+            params.pop(name, None)
+            if value is not None:
+                params[name] = value
+        query = params.urlencode()
+        return f"{self.path}?{query}" if query else self.path
+
+    def page_url(self, number):
+        params = self.params.copy()
+        params.pop("lang", None)
+        params["page"] = number
+        return f"{self.path}?{params.urlencode()}"
+
+    @property
+    def without_root_cause_url(self):
+        return self.url_with(root_cause=None)
+
+    @property
+    def previous_url(self):
+        return self.page_url(self.page_number - 1) if self.page_number > 1 else ""
+
+    @property
+    def next_url(self):
+        return self.page_url(self.page_number + 1) if self.page_number < self.pages else ""
+
+    def form_facets(self):
+        """(facet, [(term, chosen)]) for the form's checkboxes, in the taxonomy's order."""
+        chosen = {term.id for term in self.chosen} if self.form.is_valid() else set()
+        return [
+            (facet, [(term, term.id in chosen) for term in self.terms.of(facet)])
+            for facet in FORM_FACETS
+        ]

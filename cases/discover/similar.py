@@ -1,0 +1,147 @@
+"""Similar cases: up to five cases sharing the most informative terms of a case, then words
+of its title and summary, for "Similar cases" on the case page. One query, however large the
+library.
+
+How informative a term is: its inverse document frequency, ln(N / cases having it), times a
+weight for its facet (severity says little about what happened, and is left out). Reading
+every case that shares some term would read most of the library (a common symptom is in
+half of it), so the candidates are the cases holding both of the case's two most informative
+terms (the GIN index on `term_ids` intersects their lists), or, when fewer than five do, either
+of them. Each candidate's score is the sum of the weights of every term it shares; the best
+SHORTLIST are then scored again with the words their titles and summaries share with the
+case's (English stemmed, Korean as written), which breaks ties and nudges the order; then by
+id, so that the order is stable. The case itself, the cases it lists as related and those
+listing it are never among them.
+"""
+
+from dataclasses import dataclass
+
+from django.db import connection
+
+from cases.models import Case, CaseTerm, Facet
+
+# How much a shared term of each facet counts, times its inverse document frequency.
+FACET_WEIGHTS = {
+    Facet.SYMPTOMS: 1.5,
+    Facet.ROOT_CAUSE: 1.2,
+    Facet.COMPONENTS: 1.0,
+    Facet.CONTRIBUTING: 0.8,
+    Facet.DOMAIN: 0.6,
+}
+# What one word shared by the titles and summaries adds to the score.
+WORD_WEIGHT = 0.05
+SHORTLIST = 40
+SIMILAR_CASES = 5
+
+
+@dataclass
+class SimilarCase:
+    case: Case
+    score: float
+    shared_symptoms: list  # the symptom terms both have, most informative first
+    shared_terms: list  # every term both have, most informative first
+
+
+def _words_sql(alias):
+    """The distinct words of a case's title and summary, in both languages, as an array."""
+    return (
+        f"tsvector_to_array(to_tsvector('english', concat_ws(' ', {alias}.title_en, "
+        f"{alias}.summary_en)) || to_tsvector('simple', concat_ws(' ', {alias}.title_ko, "
+        f"{alias}.summary_ko)))"
+    )
+
+
+def similar_cases(case, exclude_ids=(), limit=SIMILAR_CASES):
+    """The cases most like `case` (loaded for its page: its tags prefetched), best first."""
+    terms = {link.term.id: link.term for link in case.case_terms.all()}
+    terms[case.root_cause.id] = case.root_cause
+    weighted = [
+        (term.id, FACET_WEIGHTS[term.facet])
+        for term in terms.values()
+        if term.facet in FACET_WEIGHTS
+    ]
+    if not weighted:
+        return []
+    excluded = sorted({case.id, *exclude_ids})
+    candidates = (
+        Case.objects.published().exclude(id__in=excluded).order_by().values("id", "term_ids")
+    )
+    candidates_sql, candidates_params = candidates.query.sql_with_params()
+    table = Case._meta.db_table
+    tags = CaseTerm._meta.db_table
+    sql = f"""
+        WITH mine(term_id, factor) AS (
+            SELECT * FROM unnest(%s::integer[], %s::float8[])
+        ), library AS (
+            SELECT count(*) + 1.0 AS size FROM {table}
+        ), weighted AS (
+            SELECT mine.term_id,
+                   mine.factor * ln((SELECT size FROM library) / (1.0 + CASE
+                       WHEN mine.term_id = %s
+                       THEN (SELECT count(*) FROM {table} WHERE root_cause_id = mine.term_id)
+                       ELSE (SELECT count(*) FROM {tags} WHERE term_id = mine.term_id)
+                   END)) AS weight
+              FROM mine
+        ), best AS (
+            SELECT array_agg(term_id ORDER BY weight DESC, term_id)::integer[] AS ids
+              FROM (SELECT term_id, weight FROM weighted
+                     ORDER BY weight DESC, term_id LIMIT 2) AS two
+        ), candidates AS (
+            SELECT * FROM ({candidates_sql}) AS c WHERE c.term_ids @> (SELECT ids FROM best)
+        ), more_candidates AS (
+            SELECT * FROM ({candidates_sql}) AS c
+             WHERE c.term_ids && (SELECT ids FROM best)
+               AND NOT c.term_ids @> (SELECT ids FROM best)
+               AND (SELECT count(*) FROM (SELECT 1 FROM candidates LIMIT %s) AS enough) < %s
+        ), shortlist AS (
+            SELECT c.id, shared.score, shared.term_ids
+              FROM (SELECT * FROM candidates UNION ALL SELECT * FROM more_candidates) AS c,
+                   LATERAL (
+                       SELECT sum(w.weight) AS score,
+                              array_agg(w.term_id ORDER BY w.weight DESC, w.term_id) AS term_ids
+                         FROM weighted AS w WHERE w.term_id = ANY(c.term_ids)
+                   ) AS shared
+             ORDER BY shared.score DESC, c.id
+             LIMIT %s
+        ), own_words AS (
+            SELECT {_words_sql("own")} AS words FROM {table} AS own WHERE own.id = %s
+        )
+        SELECT other.id, other.title_en, other.title_ko, other.reviewed_at,
+               shortlist.score + %s * cardinality(ARRAY(
+                   SELECT unnest({_words_sql("other")})
+                   INTERSECT SELECT unnest(own_words.words) FROM own_words
+               )) AS score,
+               shortlist.term_ids
+          FROM shortlist JOIN {table} AS other ON other.id = shortlist.id
+         ORDER BY score DESC, other.id
+         LIMIT %s
+    """
+    params = [
+        [term_id for term_id, _ in weighted],
+        [factor for _, factor in weighted],
+        case.root_cause.id,
+        *candidates_params,
+        *candidates_params,
+        limit,
+        limit,
+        SHORTLIST,
+        case.id,
+        WORD_WEIGHT,
+        limit,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    found = []
+    for case_id, title_en, title_ko, reviewed_at, score, shared_ids in rows:
+        other = Case(id=case_id, title_en=title_en, title_ko=title_ko, reviewed_at=reviewed_at)
+        shared = [terms[term_id] for term_id in shared_ids if term_id in terms]
+        found.append(
+            SimilarCase(
+                case=other,
+                score=score,
+                shared_symptoms=[t for t in shared if t.facet == Facet.SYMPTOMS],
+                shared_terms=shared,
+            )
+        )
+    return found

@@ -1,0 +1,293 @@
+"""Statistics of a selection of cases (/stats/): the same parameters as /cases/.
+
+Two queries besides the taxonomy terms, whatever the size of the library: the facet counts
+of cases/listing/counts.py over the selection (each term's and organisation's number of
+cases, in one pass over `term_ids`; for the whole library, the cached library counts), and
+one pass grouping the cases by year and by how long they took to detect and to resolve
+(`detected_after` and `resolved_after` are ISO 8601 durations, which PostgreSQL reads as
+intervals; each is put in one of a few buckets in SQL).
+
+Each bar links to the cases it counts: a year to /cases/ with that year, a term to its
+term page with the selection (a term page narrows its own cases by the query string, so it
+shows the selection's cases having the term), an organisation to its page likewise. The
+duration buckets have no /cases/ parameter: their bars are not links.
+"""
+
+import csv
+import io
+from dataclasses import dataclass, field
+
+from django.db import connection
+from django.http import QueryDict
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
+
+from cases.listing.counts import count_facets, library_counts
+from cases.listing.links import url_with
+from cases.listing.selection import CaseFilter
+from cases.models import Case, Facet
+
+# Bucket edges for the times to detect and to resolve, in seconds: 15 min, 1 h, 4 h, 1 day,
+# 1 week.
+DURATION_EDGES = (900, 3600, 14400, 86400, 604800)
+DURATION_BUCKETS = (
+    ("under-15m", _("under 15 minutes")),
+    ("15m-1h", _("15 minutes to 1 hour")),
+    ("1h-4h", _("1 to 4 hours")),
+    ("4h-1d", _("4 hours to 1 day")),
+    ("1d-1w", _("1 day to 1 week")),
+    ("over-1w", _("over a week")),
+)
+UNKNOWN_BUCKET = ("unknown", pgettext_lazy("duration", "not known"))
+SEVERITY_ORDER = ("critical", "high", "medium", "low", "unknown")
+# Bars of the charts that would otherwise be long (the rest are in the CSV).
+MOST_TERMS = 12
+MOST_ORGANISATIONS = 10
+# Parameters that are not part of the selection.
+NOT_SELECTION = ("page", "lang", "sort")
+
+
+@dataclass
+class Bar:
+    key: str  # the value counted: a year, a slug, a bucket
+    label: object  # a LocalizedText for terms, else a string
+    count: int
+    url: str = ""
+    # The bar's geometry in the chart (stats.bar_geometry fills it in).
+    width: float = 0.0
+    y: float = 0.0
+    count_x: float = 0.0
+
+
+@dataclass
+class Chart:
+    slug: str
+    title: object
+    description: object
+    bars: list = field(default_factory=list)
+    # Every value when the chart shows only the first ones (for the CSV and the table).
+    all_bars: list | None = None
+    key_name: str = "value"
+    key_label: object = ""  # the heading of the values' column in the table
+    height: int = 0  # of the drawing, from its number of bars
+
+    @property
+    def rows(self):
+        return self.all_bars if self.all_bars is not None else self.bars
+
+    @property
+    def shows_all(self):
+        return self.all_bars is None or len(self.all_bars) == len(self.bars)
+
+
+# The drawing: a horizontal bar chart, one row per bar, in the SVG's own units.
+LABEL_WIDTH = 230
+BAR_AREA = 330
+ROW_HEIGHT = 26
+BAR_HEIGHT = 18
+CHART_WIDTH = LABEL_WIDTH + BAR_AREA + 70
+
+
+def bar_geometry(chart):
+    highest = max((bar.count for bar in chart.bars), default=0) or 1
+    for index, bar in enumerate(chart.bars):
+        bar.width = round(BAR_AREA * bar.count / highest, 1)
+        bar.y = index * ROW_HEIGHT
+        bar.count_x = LABEL_WIDTH + bar.width + 6
+    chart.height = max(len(chart.bars), 1) * ROW_HEIGHT
+    return chart
+
+
+class Statistics:
+    def __init__(self, params, *, terms, language, request=None):
+        self.params = params
+        self.terms = terms
+        self.language = language
+        self.request = request
+        self.filterset = CaseFilter(params, Case.objects.published(), terms=terms)
+        self.total = 0
+        self.charts = []
+
+    def is_valid(self):
+        return self.filterset.is_valid()
+
+    @property
+    def errors(self):
+        return self.filterset.errors
+
+    @property
+    def is_filtered(self):
+        return any(param not in NOT_SELECTION for param in self.filterset.selection())
+
+    def selection_params(self, leave_out=()):
+        params = QueryDict(mutable=True)
+        for name, values in self.params.lists():
+            if name not in NOT_SELECTION and name not in leave_out:
+                params.setlist(name, values)
+        return params
+
+    @property
+    def list_url(self):
+        return url_with(reverse("cases:list"), self.selection_params())
+
+    def csv_url(self, chart):
+        params = self.selection_params()
+        params["lang"] = self.language
+        return url_with(reverse("cases:stats_csv", args=[chart.slug]), params)
+
+    # The queries ---------------------------------------------------------------------------
+
+    def load(self):
+        selected = self.filterset.qs.order_by()
+        if self.is_filtered:
+            counts = count_facets(selected, self.terms)
+            counts.total = sum(counts.count("reviewed", value) for value in ("yes", "no"))
+        else:
+            counts = library_counts(self.terms, self.request)
+        self.total = counts.total
+        years, detect, resolve = self._by_year_and_duration(selected)
+        self.charts = [
+            self._year_chart(years),
+            self._term_chart(
+                counts, Facet.SEVERITY, _("Cases by severity"), ordered=SEVERITY_ORDER
+            ),
+            self._term_chart(counts, Facet.ROOT_CAUSE, _("Cases by root cause")),
+            self._term_chart(counts, Facet.SYMPTOMS, _("Cases by symptom")),
+            self._term_chart(counts, Facet.COMPONENTS, _("Cases by component")),
+            self._duration_chart("detect", _("Time to detect"), detect),
+            self._duration_chart("resolve", _("Time to resolve"), resolve),
+            self._organisation_chart(counts),
+        ]
+        for chart in self.charts:
+            bar_geometry(chart)
+        return self
+
+    def _by_year_and_duration(self, selected):
+        """{year: cases}, {bucket: cases} to detect and to resolve, in one pass."""
+        cases_sql, params = selected.values(
+            "date", "detected_after", "resolved_after"
+        ).query.sql_with_params()
+        edges = f"ARRAY[{','.join(str(edge) for edge in DURATION_EDGES)}]::numeric[]"
+
+        def bucket(column):
+            return f"width_bucket(extract(epoch FROM cases.{column}::interval), {edges})"
+
+        sql = f"""
+            SELECT extract(year FROM cases.date)::integer, {bucket("detected_after")},
+                   {bucket("resolved_after")}, count(*)
+              FROM ({cases_sql}) AS cases
+             GROUP BY 1, 2, 3
+        """
+        years, detect, resolve = {}, {}, {}
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            for year, detected, resolved, cases in cursor.fetchall():
+                years[year] = years.get(year, 0) + cases
+                detect[detected] = detect.get(detected, 0) + cases
+                resolve[resolved] = resolve.get(resolved, 0) + cases
+        return years, detect, resolve
+
+    # The charts ----------------------------------------------------------------------------
+
+    def _year_chart(self, years):
+        chart = Chart("years", _("Cases per year"), _("How many cases each year has."))
+        chart.key_name, chart.key_label = "year", _("Year")
+        if years:
+            # Every year from the first to the last, so that a year without cases shows.
+            for year in range(min(years), max(years) + 1):
+                params = self.selection_params(leave_out=("year_from", "year_to"))
+                params["year_from"] = year
+                params["year_to"] = year
+                url = url_with(reverse("cases:list"), params) if years.get(year) else ""
+                chart.bars.append(Bar(str(year), str(year), years.get(year, 0), url))
+        return chart
+
+    def _term_chart(self, counts, facet, title, ordered=None):
+        chart = Chart(
+            facet.value,
+            title,
+            _("How many cases of the selection have each term; a case may have several."),
+        )
+        chart.key_name, chart.key_label = facet.value, facet.label
+        if facet in (Facet.SEVERITY, Facet.ROOT_CAUSE):
+            chart.description = _("How many cases of the selection have each term.")
+        params = self.selection_params()
+        bars = []
+        for term in self.terms.of(facet):
+            cases = counts.count(facet.value, term.slug)
+            if not cases:
+                continue
+            url = url_with(reverse("cases:term", args=[facet.value, term.slug]), params)
+            bars.append(Bar(term.slug, term.label(self.language), cases, url))
+        if ordered:
+            rank = {slug: index for index, slug in enumerate(ordered)}
+            bars.sort(key=lambda bar: (rank.get(bar.key, len(rank)), bar.key))
+        else:
+            bars.sort(key=lambda bar: (-bar.count, str(bar.label).lower()))
+        chart.all_bars = bars
+        chart.bars = bars[:MOST_TERMS]
+        return chart
+
+    def _duration_chart(self, slug, title, buckets):
+        chart = Chart(
+            slug,
+            title,
+            _("How long the cases of the selection took, from the durations they give."),
+        )
+        chart.key_name, chart.key_label = "duration", _("Duration")
+        for index, (key, label) in enumerate(DURATION_BUCKETS):
+            # width_bucket gives 0 below the first edge, len(edges) at or above the last.
+            chart.bars.append(Bar(key, label, buckets.get(index, 0)))
+        if buckets.get(None):
+            key, label = UNKNOWN_BUCKET
+            chart.bars.append(Bar(key, label, buckets[None]))
+        return chart
+
+    def _organisation_chart(self, counts):
+        chart = Chart(
+            "organisations",
+            _("Organisations with the most cases"),
+            _("How many cases of the selection each organisation has."),
+        )
+        chart.key_name, chart.key_label = "org", _("Organisation")
+        params = self.selection_params()
+        bars = [
+            Bar(
+                slug,
+                counts.org_names.get(slug, slug),
+                counts.count("org", slug),
+                url_with(reverse("cases:org", args=[slug]), params),
+            )
+            for slug in counts.values("org")
+        ]
+        bars = [bar for bar in bars if bar.count]
+        bars.sort(key=lambda bar: (-bar.count, str(bar.label).lower(), bar.key))
+        chart.all_bars = bars
+        chart.bars = bars[:MOST_ORGANISATIONS]
+        return chart
+
+    def chart(self, slug):
+        return next((chart for chart in self.charts if chart.slug == slug), None)
+
+
+CHART_SLUGS = (
+    "years",
+    "severity",
+    "root_cause",
+    "symptoms",
+    "components",
+    "detect",
+    "resolve",
+    "organisations",
+)
+
+
+def chart_csv(chart):
+    """The numbers of one chart as CSV: the value, its label in the page's language, cases."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow([chart.key_name, "label", "cases"])
+    for bar in chart.rows:
+        writer.writerow([bar.key, str(bar.label), bar.count])
+    return out.getvalue()

@@ -1,0 +1,154 @@
+""" "I'm seeing this" (/diagnose/): ranking by shared symptoms, rarer ones counting more, free
+words breaking ties; each result's detection, root cause and remediation; root causes above."""
+
+import re
+
+import pytest
+
+from cases.models import Term
+
+from .library import REVIEWED, plain_case, store
+
+pytestmark = pytest.mark.django_db
+
+
+def step(en, ko=None):
+    return {"text": {"en": en, "ko": ko}}
+
+
+@pytest.fixture
+def library(tmp_path):
+    """`common` is a symptom of nine cases; `rare-x` and `rare-y` of D-1 alone (with common)."""
+    cases = [
+        plain_case(
+            "D-1",
+            date="2019-01-01",
+            symptoms=["rare-x", "rare-y"],
+            root_cause="bad-disk",
+            detection={
+                "en": "An alert on <script>alert(1)</script> fired.",
+                "ko": "경보가 울렸다.",
+            },
+            remediation=[step("Replaced the disk", "디스크를 교체했다"), step("Rebuilt the array")],
+            review=REVIEWED,
+        ),
+        plain_case("D-2", date="2025-01-01", symptoms=["common"], root_cause="config"),
+        *[
+            plain_case(f"F-{n}", date=f"202{n}-02-01", symptoms=["common"], root_cause="config")
+            for n in range(7)
+        ],
+        # Two cases alike in every term: the words decide.
+        plain_case("T-1", date="2024-05-01", symptoms=["rare-z"], root_cause="bad-disk"),
+        plain_case(
+            "T-2",
+            date="2020-05-01",
+            symptoms=["rare-z"],
+            root_cause="bad-disk",
+            detection={"en": "The readahead queue grew on every node.", "ko": None},
+        ),
+        plain_case("N-1", symptoms=["unrelated"], components=["cache"]),
+    ]
+    store(tmp_path, *cases)
+    Term.objects.filter(slug="rare-x").update(label_ko="드문 증상")
+
+
+def ranked_ids(html):
+    return re.findall(r'<li class="diagnosis-result">\s*<h3><a href="/cases/([^"]+)"', html)
+
+
+def page(client, url, status=200):
+    response = client.get(url)
+    assert response.status_code == status, (url, response.status_code)
+    return response.content.decode()
+
+
+def test_two_rare_shared_symptoms_rank_above_one_common(client, library):
+    html = page(client, "/diagnose/?symptoms=common&symptoms=rare-x&symptoms=rare-y")
+    ids = ranked_ids(html)
+    assert ids[0] == "D-1"
+    assert set(ids[1:]) == {"D-2", *(f"F-{n}" for n in range(7))}
+    assert "9 matching cases" in html
+
+
+def test_one_rare_symptom_outweighs_a_common_one(client, library):
+    ids = ranked_ids(page(client, "/diagnose/?symptoms=common&symptoms=rare-x"))
+    assert ids[0] == "D-1" and len(ids) == 9
+
+
+def test_free_words_break_ties(client, library):
+    # T-1 is newer, so it comes first without words; "readahead" is only in T-2.
+    assert ranked_ids(page(client, "/diagnose/?symptoms=rare-z")) == ["T-1", "T-2"]
+    assert ranked_ids(page(client, "/diagnose/?symptoms=rare-z&q=readahead")) == ["T-2", "T-1"]
+    # Words never lift a case above one sharing more.
+    ids = ranked_ids(page(client, "/diagnose/?symptoms=rare-z&symptoms=common&q=readahead"))
+    assert ids[:2] == ["T-2", "T-1"]
+
+
+def test_words_alone_find_cases(client, library):
+    assert ranked_ids(page(client, "/diagnose/?q=readahead")) == ["T-2"]
+
+
+def test_each_result_shows_shared_symptoms_detection_root_cause_and_fix(client, library):
+    html = page(client, "/diagnose/?symptoms=rare-x&symptoms=common")
+    result = html[html.index('<li class="diagnosis-result">') :]
+    result = result[: result.index("</li>\n")] if "</li>\n" in result else result
+    assert "Symptoms it shares" in html and 'href="/cases/?symptoms=rare-x"' in html
+    assert "An alert on &lt;script&gt;alert(1)&lt;/script&gt; fired." in html
+    assert "<script>alert(1)" not in html
+    assert 'href="/cases/?root_cause=bad-disk"' in html
+    assert "Replaced the disk" in html and "Rebuilt the array" in html
+
+
+def test_the_most_frequent_root_causes_link_to_those_cases(client, library):
+    html = page(client, "/diagnose/?symptoms=common&symptoms=rare-x")
+    summary = html[html.index("root-cause-summary") : html.index("diagnosis-results")]
+    counts = re.findall(
+        r'root_cause=([a-z-]+)"[^>]*>[^<]*</a> <span class="count">(\d+)</span>', summary
+    )
+    assert counts == [("config", "8"), ("bad-disk", "1")]
+    link = re.search(r'href="([^"]*root_cause=config[^"]*)"', summary).group(1)
+    narrowed = page(client, link.replace("&amp;", "&"))
+    assert sorted(ranked_ids(narrowed)) == sorted(["D-2", *(f"F-{n}" for n in range(7))])
+    assert "8 matching cases" in narrowed
+
+
+def test_the_form_works_in_korean_and_keeps_the_choice(client, library):
+    html = page(client, "/diagnose/?symptoms=rare-x&lang=ko")
+    assert '<html lang="ko">' in html
+    assert 'value="rare-x" checked' in html and "드문 증상" in html
+    assert "디스크를 교체했다" in html and "경보가 울렸다." in html
+    assert "지금 보이는 증상" in html
+
+
+def test_an_empty_form_runs_no_search(client, library, django_assert_max_num_queries):
+    # The library's state; the terms.
+    with django_assert_max_num_queries(2):
+        html = page(client, "/diagnose/")
+    assert 'type="checkbox" name="symptoms" value="common"' in html
+    assert "matching case" not in html
+
+
+def test_unknown_terms_are_refused(client, library):
+    html = page(client, "/diagnose/?symptoms=nope", status=400)
+    assert "nope" in html
+    page(client, "/diagnose/?symptoms=common&page=99", status=404)
+
+
+def test_links_lead_here_from_the_home_term_and_case_pages(client, library):
+    assert 'href="/diagnose/"' in page(client, "/")
+    assert 'href="/diagnose/?symptoms=rare-x"' in page(client, "/taxonomy/symptoms/rare-x/")
+    case_page = page(client, "/cases/D-1")
+    assert 'href="/diagnose/?symptoms=rare-x&amp;symptoms=rare-y"' in case_page
+
+
+def test_diagnose_runs_a_fixed_number_of_queries(client, library, django_assert_max_num_queries):
+    """Queries: the library's state; the taxonomy terms; how many cases have each chosen term
+    (with the library's size); the matches counted by root cause; one page of them with
+    organisation, severity and root cause; their remediation steps."""
+    for url in [
+        "/diagnose/?symptoms=common&symptoms=rare-x&components=database&domain=web",
+        "/diagnose/?symptoms=rare-z&q=readahead+node&root_cause=bad-disk&lang=ko",
+        "/diagnose/?q=readahead",
+    ]:
+        with django_assert_max_num_queries(6):
+            page(client, url)

@@ -1,0 +1,94 @@
+"""Similar cases on the case page: sharing the most informative terms, then title and summary
+words; never the case itself nor a related one; a stable order; one query."""
+
+import re
+
+import pytest
+
+from cases.discover.similar import similar_cases
+from cases.models import Case
+
+from .library import plain_case, store
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def library(tmp_path):
+    common = {"domain": ["web"], "components": ["database"], "root_cause": "config"}
+    cases = [
+        plain_case("S-0", symptoms=["rare-a", "rare-b", "common"], **common,
+                   title={"en": "Readahead storm on shards", "ko": "샤드의 리드어헤드 폭주"},
+                   related=["S-5"]),
+        # Both rare symptoms: the most alike; S-1 also shares title words.
+        plain_case("S-1", symptoms=["rare-a", "rare-b"], **common,
+                   title={"en": "Readahead storm again", "ko": None}),
+        plain_case("S-2", symptoms=["rare-a", "rare-b"], **common),
+        plain_case("S-7", symptoms=["rare-a", "rare-b"], **common),
+        plain_case("S-3", symptoms=["rare-a", "common"], **common),
+        plain_case("S-4", symptoms=["rare-b"], **common),
+        # Would be the most alike, but is already related (either way).
+        plain_case("S-5", symptoms=["rare-a", "rare-b", "common"], **common),
+        plain_case("S-6", symptoms=["rare-a", "rare-b", "common"], **common, related=["S-0"]),
+        *[plain_case(f"C-{n}", symptoms=["common"], **common) for n in range(8)],
+        plain_case("X-1", symptoms=["other"], domain=["ml"], components=["gpu"], root_cause="bug"),
+    ]  # fmt: skip
+    store(tmp_path, *cases)
+
+
+def shown_similar(html):
+    section = html[html.index('id="similar"') :]
+    section = section[: section.index("</section>")]
+    return re.findall(r'<a href="/cases/([^"]+)">', section), section
+
+
+def test_the_most_alike_come_first_never_itself_nor_related(client, library):
+    ids, section = shown_similar(client.get("/cases/S-0").content.decode())
+    # S-2 and S-7 are alike in every way: by id. The cases sharing only common terms (C-*)
+    # are never candidates: a candidate has one of the case's two most informative terms.
+    assert ids == ["S-1", "S-2", "S-7", "S-3", "S-4"]
+    assert not {"S-0", "S-5", "S-6"} & set(ids)
+    assert "same symptoms:" in section
+    assert re.search(r"same symptoms: <span>Rare a</span>, <span>Rare b</span>", section) or (
+        "Rare a" in section and "Rare b" in section
+    )
+
+
+def test_the_order_is_stable(library):
+    case = Case.objects.for_page().get(id="S-0")
+    first = [found.case.id for found in similar_cases(case, exclude_ids=["S-5", "S-6"])]
+    for _ in range(3):
+        again = [found.case.id for found in similar_cases(case, exclude_ids=["S-5", "S-6"])]
+        assert again == first
+    assert first == ["S-1", "S-2", "S-7", "S-3", "S-4"]
+
+
+def test_a_case_sharing_nothing_informative_has_no_similar_cases(client, library):
+    html = client.get("/cases/X-1").content.decode()
+    assert 'id="similar"' in html  # it still links to cases with the same symptoms
+    ids, _ = shown_similar(html)
+    assert ids == []
+    assert 'href="/diagnose/?symptoms=other"' in html
+
+
+def test_hidden_drafts_are_never_similar(client, library, settings):
+    settings.INCIDENTLIB_HIDE_DRAFTS = True
+    Case.objects.filter(id="S-0").update(reviewed_at="2026-01-01T00:00:00Z", reviewed_by="r")
+    ids, _ = shown_similar(client.get("/cases/S-0").content.decode())
+    assert ids == []
+
+
+def test_similar_cases_in_korean(client, library):
+    html = client.get("/cases/S-0?lang=ko").content.decode()
+    assert "비슷한 사례" in html and "같은 증상:" in html
+
+
+def test_the_case_page_with_similar_cases_runs_ten_queries(
+    client, library, django_assert_max_num_queries
+):
+    """Queries: the library's state; the case with organisation, terms and reviewer; sources;
+    remediation; action items; tags; related links; the recurrence chain; cases relating to
+    it; its similar cases (one query: term weights, candidates, scores and titles)."""
+    for url in ["/cases/S-0", "/cases/S-1?lang=ko", "/cases/X-1"]:
+        with django_assert_max_num_queries(10):
+            assert client.get(url).status_code == 200
