@@ -107,11 +107,12 @@ def test_the_taxonomy_pages_run_few_queries(client, library, django_assert_max_n
 
 
 def test_the_api_runs_a_fixed_number_of_queries(client, library, django_assert_max_num_queries):
-    """/api/cases/: the library's state; the taxonomy terms; the number of matching cases; one
-    page of them with organisation, severity, root cause, recurrence and reviewer; their
-    sources (with how many cases cite each); remediation; action items; tags; related cases."""
+    """/api/cases/: the library's state; the time it is complete up to (synced_at); the
+    taxonomy terms; the number of matching cases; one page of them with organisation,
+    severity, root cause, recurrence and reviewer; their sources (with how many cases cite
+    each); remediation; action items; tags; related cases."""
     for url in ["/api/cases/", "/api/cases/?per_page=100", "/api/cases/?q=relay&domain=web"]:
-        with django_assert_max_num_queries(9):
+        with django_assert_max_num_queries(10):
             assert client.get(url).status_code == 200, url
     # /api/taxonomy/: the library's state; the terms; the facet counts.
     with django_assert_max_num_queries(3):
@@ -140,8 +141,8 @@ def test_the_feed_sources_and_sitemap_run_few_queries(
 def test_the_bulk_download_runs_its_queries_per_chunk_of_cases(
     client, library, django_assert_max_num_queries
 ):
-    # One chunk (up to 200 cases): the cases; sources; remediation; action items; tags;
-    # related cases.
-    with django_assert_max_num_queries(7):
+    # The time it is complete up to (its Incidentlib-Synced-At); then one chunk (up to 200
+    # cases): the cases; sources; remediation; action items; tags; related cases.
+    with django_assert_max_num_queries(8):
         response = client.get("/api/cases.jsonl")
         assert len(b"".join(response.streaming_content).splitlines()) in (6, 60)

@@ -34,6 +34,12 @@ def library(tmp_path):
         plain_case("X-1", symptoms=["other"], domain=["ml"], components=["gpu"], root_cause="bug"),
     ]  # fmt: skip
     store(tmp_path, *cases)
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        # The terms' weights come from PostgreSQL's statistics, which autovacuum or an import
+        # refreshes; a test takes them at once.
+        cursor.execute("ANALYZE cases_case")
 
 
 def shown_similar(html):

@@ -36,8 +36,9 @@ def snapshot(using=DEFAULT_DB_ALIAS):
     """
     connection = connections[using]
     if connection.in_atomic_block:
-        with transaction.atomic(using=using, savepoint=False):  # it only reads
-            yield
+        # No savepoint (it only reads), nor atomic(savepoint=False), which would mark the
+        # caller's transaction for rollback when an Http404 leaves the block.
+        yield
         return
     # The health check (CONN_HEALTH_CHECKS) runs a query of its own on the first cursor of
     # a request: made here, before the transaction, it cannot come before SET TRANSACTION.

@@ -52,6 +52,8 @@ from cases.models import (
 )
 
 FACET_FIELDS = [Facet.SEVERITY, Facet.ROOT_CAUSE, *LIST_FACETS]
+# Cases written from which the import refreshes PostgreSQL's statistics itself.
+ANALYZE_AFTER = 1000
 # Cases written per batch: each batch is a handful of statements (a lock, the comparison,
 # one COPY per table), so that a 100,000-case run makes a few hundred round trips.
 BATCH_SIZE = 1000
@@ -161,6 +163,7 @@ class CaseImport:
         if self.result.ok:
             try:
                 self.write(dry_run=dry_run)
+                self.refresh_statistics(dry_run=dry_run)
             except _Refused as refusal:
                 self.result.problems.append(refusal.problem)
             except DatabaseError as error:
@@ -173,6 +176,15 @@ class CaseImport:
                     )
                 )
         return self.result
+
+    def refresh_statistics(self, *, dry_run):
+        """After a large write, PostgreSQL's statistics of the cases at once (autovacuum would
+        take a while): its plans, and the similar cases' term weights, read them."""
+        written = len(self.result.created) + len(self.result.updated)
+        if dry_run or written < ANALYZE_AFTER:
+            return
+        with connection.cursor() as cursor:
+            cursor.execute(f"ANALYZE {Case._meta.db_table}, {CaseTerm._meta.db_table}")
 
     # Reading --------------------------------------------------------------------------
 
@@ -658,6 +670,7 @@ class _Writer:
         for data in cases:
             fields = case_fields_from_exchange(data)
             fields["docs"] = json.dumps(fields["docs"], ensure_ascii=False)
+            fields["translations"] = json.dumps(fields["translations"], ensure_ascii=False)
             if columns is None:
                 columns = [
                     "id",
