@@ -18,6 +18,7 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.functional import lazy
 from django.utils.html import format_html
+from django.utils.text import capfirst
 from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
@@ -232,14 +233,46 @@ class OrganisationFilter(admin.SimpleListFilter):
         return queryset.filter(organisation__slug=self.value())
 
 
+class NamedRowsFormSet(OrderedItemFormSet):
+    """A list whose inputs each say, for screen readers, which column and row they are in.
+
+    A table row's inputs have no <label>: the column heads name them for the eye only. Each
+    gets an aria-label ("Order (tag 2)", "Delete (tag 2)", "Address (new source)"), which
+    static/cases/admin.js also gives the autocomplete boxes drawn over the selects.
+    """
+
+    item_name = ""  # the inline's verbose_name, set by OrderedInline.get_formset
+
+    def add_fields(self, form, index):
+        super().add_fields(form, index)
+        if index is not None and index < self.initial_form_count():
+            row = _("%(item)s %(number)d") % {"item": self.item_name, "number": index + 1}
+        else:
+            row = _("new %(item)s") % {"item": self.item_name}
+        for field in form.fields.values():
+            # An autocomplete select sits inside RelatedFieldWidgetWrapper, which renders
+            # its inner widget's attrs.
+            widget = getattr(field.widget, "widget", field.widget)
+            if not widget.is_hidden:
+                widget.attrs["aria-label"] = _("%(column)s (%(row)s)") % {
+                    "column": capfirst(field.label),
+                    "row": row,
+                }
+
+
 class OrderedInline(admin.TabularInline):
     """An ordered list of a case, shown in the change form's `section`."""
 
     form = OrderedItemForm
-    formset = OrderedItemFormSet
+    formset = NamedRowsFormSet
     formfield_overrides = LibraryAdmin.formfield_overrides
     extra = 1
     section = None
+
+    def get_formset(self, request, obj=None, **kwargs):
+        formset = super().get_formset(request, obj, **kwargs)  # a class made for this request
+        formset.item_name = self.verbose_name
+        return formset
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         if isinstance(db_field, models.TextField):
@@ -324,6 +357,7 @@ class CaseAdmin(LibraryAdmin):
 
     class Media:
         css = {"all": ("cases/admin.css",)}
+        js = ("cases/admin.js",)
 
     def get_fieldsets(self, request, obj=None):
         review_fields = ["written_by"]
@@ -394,8 +428,20 @@ class CaseAdmin(LibraryAdmin):
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         review_action = next((a for a in (APPROVE, RETURN_TO_DRAFT) if a in request.POST), None)
-        if review_action and (object_id is None or not self.has_review_permission(request)):
-            raise PermissionDenied
+        # The buttons are not shown to whom these refuse: a request that presses them anyway
+        # gets templates/403.html, saying why.
+        if review_action and object_id is None:
+            raise PermissionDenied(
+                _("A new case cannot be approved or returned to draft: save it first.")
+            )
+        if review_action and not self.has_review_permission(request):
+            raise PermissionDenied(
+                _(
+                    "Only reviewers may approve a case or return it to draft, and your account "
+                    "does not have that permission (cases.review_case). Nothing was saved: go "
+                    "back to keep your changes and press “Save”, then ask a reviewer."
+                )
+            )
         extra_context = {**(extra_context or {}), "can_review": self.has_review_permission(request)}
         return super().changeform_view(request, object_id, form_url, extra_context)
 

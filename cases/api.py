@@ -179,6 +179,8 @@ def taxonomy(request):
                         {
                             "slug": term.slug,
                             "label": {"en": term.label_en, "ko": term.label_ko or None},
+                            # Made by an import from its slug: the label is a placeholder.
+                            "needs_label": term.needs_label,
                             "description": {
                                 "en": term.description_en or None,
                                 "ko": term.description_ko or None,

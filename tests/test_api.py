@@ -165,6 +165,7 @@ def test_the_taxonomy_api_lists_facets_terms_labels_and_counts(client, library):
     assert dns == {
         "slug": "dns",
         "label": {"en": "Dns", "ko": "DNS"},
+        "needs_label": True,  # made by the import, from its slug
         "description": {"en": "Name resolution.", "ko": "이름 풀이."},
         "cases": 2,
         "url": "http://testserver/taxonomy/components/dns/",

@@ -4,7 +4,9 @@ The file is a JSON array of terms, each
 ``{"facet": ..., "slug": ..., "label": {"en", "ko"}, "description": {"en", "ko"}}``,
 or what `/api/taxonomy/` gives (``{"facets": [{"facet": ..., "terms": [...]}]}``, whose
 counts and links are ignored), so that a library's taxonomy can be loaded into another.
-A term loaded from a file has its labels: it no longer needs one (`Term.needs_label`).
+A term loaded from a file has its labels: it no longer needs one (`Term.needs_label`), unless
+the file says it still does (`"needs_label": true`, as /api/taxonomy/ says of a term an import
+made with a label from its slug).
 """
 
 import json
@@ -36,7 +38,8 @@ def _term_fields(entry, where, problems):
     if not isinstance(entry, dict):
         problem(None, "must be a term object")
         return None
-    unknown = set(entry) - {"facet", "slug", "label", "description"} - API_ONLY_FIELDS
+    unknown = set(entry) - {"facet", "slug", "label", "description", "needs_label"}
+    unknown -= API_ONLY_FIELDS
     if unknown:
         problem(None, f"unknown field {', '.join(sorted(unknown))}")
     if entry.get("facet") not in Facet.values:
@@ -57,7 +60,15 @@ def _term_fields(entry, where, problems):
         texts[f"{name}_ko"] = value.get("ko") or ""
     if not texts["label_en"]:
         problem("label.en", "is missing: every term needs an English label")
-    return {"facet": entry.get("facet"), "slug": entry.get("slug"), **texts, "needs_label": False}
+    needs_label = entry.get("needs_label", False)
+    if not isinstance(needs_label, bool):
+        problem("needs_label", "must be true or false")
+    return {
+        "facet": entry.get("facet"),
+        "slug": entry.get("slug"),
+        **texts,
+        "needs_label": needs_label is True,
+    }
 
 
 # What /api/taxonomy/ says of a term besides its labels, left aside when loading it.
