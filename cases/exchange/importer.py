@@ -670,6 +670,7 @@ class _Writer:
         for data in cases:
             fields = case_fields_from_exchange(data)
             fields["docs"] = json.dumps(fields["docs"], ensure_ascii=False)
+            fields["translations"] = json.dumps(fields["translations"], ensure_ascii=False)
             if columns is None:
                 columns = [
                     "id",
@@ -707,6 +708,8 @@ class _Writer:
         would run the row trigger twice for each, once for the insert it tries first."""
         columns, rows = self.case_rows(cases)
         if not self.staging_made:
+            # An earlier import in the same transaction (a test's, a script's) left its own.
+            self.cursor.execute(f"DROP TABLE IF EXISTS pg_temp.{self.STAGING}")
             self.cursor.execute(
                 f"CREATE TEMPORARY TABLE {self.STAGING} ON COMMIT DROP AS "
                 f"SELECT {', '.join(columns)} FROM {Case._meta.db_table} WITH NO DATA"
