@@ -211,23 +211,21 @@ def check_format(record):
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _storable(value):
+def _storable(value, depth=0):
     """Whether unstorable_values would find nothing: the quick test for whole cases."""
     kind = type(value)
     if kind is str:
         return "\x00" not in value and (value.isascii() or _SURROGATE.search(value) is None)
-    if kind is dict:
-        for key, item in value.items():
-            if not (_storable(key) and _storable(item)):
-                return False
-        return True
-    if kind is list:
-        for item in value:
-            if not _storable(item):
-                return False
-        return True
+    if kind is dict or kind is list:
+        if depth >= MAX_NESTING:
+            return False
+        if kind is dict:
+            return all(_storable(k) and _storable(v, depth + 1) for k, v in value.items())
+        return all(_storable(item, depth + 1) for item in value)
     if kind is float:
         return math.isfinite(value)
+    if kind is int:
+        return not _too_long(value)
     return True
 
 
@@ -262,6 +260,11 @@ def unstorable_values(value, path=()):
                 _("%(value)s is not a finite number (NaN and Infinity are not JSON)")
                 % {"value": value},
             )
+        elif isinstance(value, int) and not isinstance(value, bool) and _too_long(value):
+            yield path, _("is a number of more than %(digits)d digits") % {"digits": MAX_DIGITS}
+        elif isinstance(value, dict | list) and len(path) >= MAX_NESTING:
+            # Deeper, Python could not read it back from the database, nor a page show it.
+            yield path, _("is nested more than %(levels)d levels deep") % {"levels": MAX_NESTING}
         elif isinstance(value, dict):
             children = []
             for key, item in value.items():
@@ -269,6 +272,19 @@ def unstorable_values(value, path=()):
             stack.extend(reversed(children))
         elif isinstance(value, list):
             stack.extend(reversed([(item, (*path, index)) for index, item in enumerate(value)]))
+
+
+# How deep JSON values of a case (its further documents) may nest, and how many digits a
+# number may have: what every reader of the library (Python's json, a page) can take.
+MAX_NESTING = 256
+MAX_DIGITS = 1000
+
+
+_DIGITS_LIMIT = 10**MAX_DIGITS
+
+
+def _too_long(number):
+    return abs(number) >= _DIGITS_LIMIT
 
 
 # The severities a case may have (the format's description says so; a typo must not

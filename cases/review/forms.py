@@ -1,8 +1,11 @@
 """Forms of the case admin: the case form that refuses stale edits, and orderable inline lists."""
 
+import json
 import re
+from contextlib import contextmanager
 
 from django import forms
+from django.forms.fields import InvalidJSONInput
 from django.utils.functional import cached_property
 from django.utils.translation import gettext_lazy as _
 
@@ -33,6 +36,32 @@ class JSONTextField(forms.JSONField):
     def prepare_value(self, value):
         text = super().prepare_value(value)
         return UNPAIRED_SURROGATE.sub(lambda match: f"\\u{ord(match[0]):04x}", text)
+
+    def to_python(self, value):
+        with _readable_json():
+            return super().to_python(value)
+
+    def bound_data(self, data, initial):
+        # Shown back as typed, as Django does for text that is not JSON at all.
+        try:
+            return super().bound_data(data, initial)
+        except (RecursionError, ValueError):
+            return InvalidJSONInput(data)
+
+
+@contextmanager
+def _readable_json():
+    """Python's JSON reader gives up on some text JSON allows: say so on the field."""
+    try:
+        yield
+    except RecursionError:
+        raise forms.ValidationError(_("This JSON is nested too deeply to be read.")) from None
+    except ValueError as error:
+        if isinstance(error, json.JSONDecodeError):
+            raise
+        raise forms.ValidationError(
+            _("This JSON holds a number with too many digits to be read.")
+        ) from None
 
 
 class CaseAdminForm(forms.ModelForm):
