@@ -94,9 +94,7 @@ def admin_page(browser, live_server, lang, path):
     page.fill("#id_username", "rita")
     page.fill("#id_password", STAFF_PASSWORD)
     page.click("input[type=submit]")
-    page.wait_for_url(f"**{path}")
-    # static/cases/admin.js names the autocomplete boxes once the page has loaded.
-    page.wait_for_load_state("load")
+    page.wait_for_url(f"**{path}")  # and its load event: the autocomplete boxes are drawn
     return page
 
 

@@ -4,8 +4,8 @@
 // <label>, or the aria-label a list row's select carries): "Organisation Lablup Inc",
 // "Recurrence of", so that a screen reader says what it is for.
 {
-    const nameAutocompletes = (root) => {
-        root.querySelectorAll('select.admin-autocomplete').forEach((select) => {
+    const nameAutocompletes = () => {
+        document.querySelectorAll('select.admin-autocomplete').forEach((select) => {
             const label = select.getAttribute('aria-label')
                 || (select.labels.length ? select.labels[0].textContent.trim().replace(/:$/, '') : '');
             const box = select.nextElementSibling;
@@ -24,9 +24,10 @@
             shown.setAttribute('aria-label', label);
         });
     };
-    // After the admin's autocomplete.js has drawn the boxes (on DOM ready, and on each row added).
-    window.addEventListener('load', () => nameAutocompletes(document));
-    document.addEventListener('formset:added', (event) => {
-        setTimeout(() => nameAutocompletes(event.target));
+    // Whenever Select2 draws a box (on the page's load, in a row added later), whatever the
+    // order the admin's scripts run in: an observer's callback runs before the next task.
+    document.addEventListener('DOMContentLoaded', () => {
+        nameAutocompletes();
+        new MutationObserver(nameAutocompletes).observe(document.body, {childList: true, subtree: true});
     });
 }
