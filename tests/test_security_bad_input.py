@@ -109,7 +109,7 @@ queries = st.lists(st.tuples(st.sampled_from(NAMES).map(str) | names, values), m
 )
 
 
-@pytest.mark.parametrize("path", PAGES + API[:2])
+@pytest.mark.parametrize("path", [*PAGES, *API[:2], "/stats/", "/stats/severity.csv", "/diagnose/"])
 @settings(
     max_examples=40,
     deadline=None,
