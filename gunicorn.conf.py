@@ -78,9 +78,10 @@ def child_exit(server, worker):
 
 
 def post_worker_init(worker):
-    """Load the Korean query analyser (about a second and 100 MB) in each worker before it
-    takes a request, so that no reader's first Korean search waits for it. Not in the master:
-    Kiwi may start threads, which a fork would not carry."""
+    """Load the Korean query analyser (2 to 5 s and about 500 MB, bench/korean_search.py) in
+    each worker before it takes a request, so that no reader's first Korean search waits for it.
+    Not in the master: Kiwi may start threads, which a fork would not carry. Count the memory
+    when sizing WEB_CONCURRENCY."""
     from cases.listing.korean import analyser
 
     analyser()
