@@ -97,6 +97,9 @@ class OrganisationAdmin(LibraryAdmin):
     import_keys = ("slug",)
     list_display = ("name", "slug", "case_count")
     search_fields = ("name", "slug")
+    # Explicit: Meta.ordering is not used by a query with an aggregate (the case count), and
+    # the autocomplete pages through the organisations.
+    ordering = ("name", "slug")
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(case_count=Count("cases"))
