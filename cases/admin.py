@@ -13,15 +13,18 @@ from django.contrib.admin import helpers
 from django.contrib.admin.widgets import AdminTextareaWidget
 from django.core.exceptions import PermissionDenied
 from django.db import models
-from django.db.models import Count, Q
+from django.db.models import BooleanField, Count, Q
+from django.db.models.expressions import RawSQL
 from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.functional import lazy
 from django.utils.html import format_html
 from django.utils.text import capfirst
-from django.utils.translation import get_language, gettext_lazy, ngettext
+from django.utils.translation import get_language, gettext_lazy, gettext_noop, ngettext
 from django.utils.translation import gettext as _
 
+from cases import translations
+from cases.exchange.format import format_timestamp
 from cases.models import (
     LIST_FACETS,
     ActionItem,
@@ -52,6 +55,7 @@ WHY = gettext_lazy("Why")
 FIX_AND_LESSONS = gettext_lazy("Fix and lessons")
 SOURCES = gettext_lazy("Sources")
 REVIEW = gettext_lazy("Review")
+TRANSLATIONS = gettext_lazy("Translations")
 
 admin.site.site_header = admin.site.site_title = "incidentlib"
 
@@ -61,7 +65,18 @@ def _index_with_terms_needing_labels(index):
 
     def index_view(request, extra_context=None):
         count = Term.objects.filter(TERMS_NEEDING_LABELS["missing"]).count()
-        return index(request, {"terms_needing_labels": count, **(extra_context or {})})
+        counts = Case.objects.aggregate(
+            stale=Count("pk", filter=TRANSLATION_STATES[translations.STALE]),
+            missing=Count("pk", filter=TRANSLATION_STATES[translations.MISSING]),
+        )
+        return index(
+            request,
+            {
+                "terms_needing_labels": count,
+                "translation_counts": counts,
+                **(extra_context or {}),
+            },
+        )
 
     return index_view
 
@@ -177,6 +192,43 @@ class ReviewStatusFilter(admin.SimpleListFilter):
         if self.value() == "reviewed":
             return queryset.filter(reviewed_at__isnull=False)
         return queryset
+
+
+def _translation_condition(sql):
+    return RawSQL(sql, [], output_field=BooleanField())
+
+
+_LIST_TABLES = {
+    "remediation": RemediationStep._meta.db_table,
+    "action_items": ActionItem._meta.db_table,
+}
+_STALE = _translation_condition(translations.stale_sql(Case._meta.db_table, _LIST_TABLES))
+_MISSING = _translation_condition(translations.missing_sql(Case._meta.db_table, _LIST_TABLES))
+# Cases by the state of their translations: some text stale, some missing, all current.
+TRANSLATION_STATES = {
+    translations.STALE: Q(_STALE),
+    translations.MISSING: Q(_MISSING),
+    translations.CURRENT: ~Q(_STALE) & ~Q(_MISSING),
+}
+
+
+class TranslationFilter(admin.SimpleListFilter):
+    """The translation queue: cases with a stale or missing Korean text, oldest change first
+    (CaseAdmin.get_ordering)."""
+
+    title = gettext_lazy("translation")
+    parameter_name = "translation"
+
+    def lookups(self, request, model_admin):
+        return [
+            (translations.STALE, _("Stale: the English changed since")),
+            (translations.MISSING, _("Missing: some text has no Korean")),
+            (translations.CURRENT, _("Current")),
+        ]
+
+    def queryset(self, request, queryset):
+        condition = TRANSLATION_STATES.get(self.value())
+        return queryset.filter(condition) if condition is not None else queryset
 
 
 # "By domain", as Django writes "By status": translated when shown, then lowercased.
@@ -341,10 +393,12 @@ class CaseAdmin(LibraryAdmin):
         "status",
         "reviewed_by",
         "updated_at",
+        "translation",
     )
     list_display_links = ("id", "title_en")
     list_filter = (
         ReviewStatusFilter,
+        TranslationFilter,
         *(FacetFilter.for_facet(facet) for facet in Facet),
         OrganisationFilter,
     )
@@ -396,6 +450,7 @@ class CaseAdmin(LibraryAdmin):
             (WHY, {"fields": ["root_cause", "recurrence_of"]}),
             (FIX_AND_LESSONS, {"fields": [("lessons_en", "lessons_ko")]}),
             (SOURCES, {"fields": ["docs"]}),
+            *([(TRANSLATIONS, {"fields": ["still_correct"]})] if obj is not None else []),
             (REVIEW, {"fields": review_fields}),
         ]
 
@@ -415,7 +470,40 @@ class CaseAdmin(LibraryAdmin):
         change = review.last_change(case)
         return _("%(when)s by %(who)s") % {"when": change.when, "who": change.who}
 
+    @admin.display(description=gettext_lazy("translation"))
+    def translation(self, case):
+        """Which texts are stale or missing: the queue says what needs a translator."""
+        affected = translations.affected(case)
+        parts = []
+        if affected[translations.STALE]:
+            parts.append(
+                _("stale: %(texts)s")
+                % {"texts": ", ".join(map(translations.key_label, affected[translations.STALE]))}
+            )
+        if affected[translations.MISSING]:
+            parts.append(
+                _("missing: %(texts)s")
+                % {"texts": ", ".join(map(translations.key_label, affected[translations.MISSING]))}
+            )
+        return "; ".join(parts) or _("current")
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        if getattr(request, "listing_cases", False):
+            # The list's translation column reads each case's items (two queries a page).
+            queryset = queryset.prefetch_related("remediation_steps", "action_items")
+        return queryset
+
+    def get_ordering(self, request):
+        if request.GET.get(TranslationFilter.parameter_name) in (
+            translations.STALE,
+            translations.MISSING,
+        ):
+            return ("changed_at", "id")  # the queue: the longest waiting first
+        return super().get_ordering(request)
+
     def changelist_view(self, request, extra_context=None):
+        request.listing_cases = True
         counts = Case.objects.aggregate(
             drafts=Count("pk", filter=Q(reviewed_at__isnull=True)),
             reviewed=Count("pk", filter=Q(reviewed_at__isnull=False)),
@@ -455,8 +543,16 @@ class CaseAdmin(LibraryAdmin):
         super().save_model(request, case, form, change)
 
     def save_related(self, request, form, formsets, change):
+        items_before = [
+            (formset, [(item_form, item_form.instance.position) for item_form in formset.forms])
+            for formset in formsets
+            if formset.model in (RemediationStep, ActionItem)
+        ]
         super().save_related(request, form, formsets, change)
-        if change and (form.has_changed() or any(fs.has_changed() for fs in formsets)):
+        translated = self.record_translations(request, form, items_before)
+        if change and (
+            form.has_changed() or translated or any(fs.has_changed() for fs in formsets)
+        ):
             # The new version: whoever opened the case before this save may not overwrite it.
             # (The form's clean locked the row, at the version this instance holds.)
             case = form.instance
@@ -467,6 +563,65 @@ class CaseAdmin(LibraryAdmin):
             # unless the change comes with the review button (see response_change).
             if not case.is_draft and form.review_action is None:
                 request.edited_reviewed_case = case.pk
+
+    def record_translations(self, request, form, items_before):
+        """Record which English each Korean text now translates (cases/translations.py);
+        whether the case's translations changed."""
+        case = form.instance
+        confirmed = set(form.cleaned_data.get("still_correct") or ())
+        edits = [
+            translations.TextEdit(
+                name,
+                name,
+                form.initial.get(f"{name}_en"),
+                getattr(case, f"{name}_en"),
+                form.initial.get(f"{name}_ko"),
+                getattr(case, f"{name}_ko"),
+                name in confirmed,
+            )
+            for name in translations.CASE_FIELDS
+        ]
+        for formset, forms in items_before:
+            list_name = "remediation" if formset.model is RemediationStep else "action_items"
+            for item_form, position_before in forms:
+                item = item_form.instance
+                if item.pk is None or formset._should_delete_form(item_form):
+                    continue
+                new = not item_form.initial
+                key_before = None if new else translations.item_key(list_name, position_before)
+                edits.append(
+                    translations.TextEdit(
+                        key_before,
+                        translations.item_key(list_name, item.position),
+                        item_form.initial.get("text_en"),
+                        item.text_en,
+                        item_form.initial.get("text_ko"),
+                        item.text_ko,
+                        key_before in confirmed,
+                    )
+                )
+        after = translations.after_edit(case.translations, edits, format_timestamp(timezone.now()))
+        request.confirmed_translations = sorted(confirmed)
+        if after == case.translations:
+            return False
+        case.translations = after
+        case.save(update_fields=["translations"])
+        return True
+
+    def construct_change_message(self, request, form, formsets, add=False):
+        message = super().construct_change_message(request, form, formsets, add)
+        # "Still correct" is no field of the case: said in the history as a change of it.
+        for key in getattr(request, "confirmed_translations", ()):
+            message.append(
+                {
+                    "changed": {
+                        "name": gettext_noop("translation"),
+                        "object": translations.key_label(key),
+                        "fields": [gettext_noop("Korean still correct")],
+                    }
+                }
+            )
+        return message
 
     def log_change(self, request, case, message):
         # Pressing "Approve" on an unchanged form is an approval, logged as one, not an edit.

@@ -384,6 +384,9 @@ class Case(models.Model):
         _("changed by"), max_length=150, null=True, blank=True, editable=False
     )
     changed_at = models.DateTimeField(_("changed at"), default=timezone.now, editable=False)
+    # Which English each Korean text was written against (cases/translations.py): set by the
+    # admin when a Korean text is written or confirmed, and by an import as its file says.
+    translations = models.JSONField(_("translations"), default=dict, blank=True, editable=False)
     # Written by the database, never by Django (cases/database.sql): rebuilt whenever the
     # case, its remediation steps or its organisation's name change.
     search_vector = SearchVectorField(null=True, editable=False)

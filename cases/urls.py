@@ -24,6 +24,7 @@ urlpatterns = [
         name="cite",
     ),
     re_path(rf"^cases/{CASE_ID}/?$", views.case_detail, name="detail"),
+    re_path(rf"^cases/{CASE_ID}/both/?$", views.case_both, name="both"),
     path("diagnose/", discover_views.diagnose, name="diagnose"),
     path("stats/", discover_views.stats, name="stats"),
     re_path(r"^stats/(?P<chart>[a-z_]+)\.csv$", discover_views.stats_csv, name="stats_csv"),

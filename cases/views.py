@@ -11,6 +11,7 @@ from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
+from cases import translations
 from cases.api import json_error
 from cases.caching import public_page
 from cases.discover import citations
@@ -130,6 +131,8 @@ def case_detail(request, case_id):
             "similar": similar,
             "citation": citation,
             "highwire_tags": citations.highwire_tags(citation),
+            # From the case and its prefetched lists: no query (cases/translations.py).
+            "translation_states": translations.case_states(case),
             "parts_in_english": _parts_in_english(
                 case,
                 language,
@@ -137,6 +140,41 @@ def case_detail(request, case_id):
                 [*related, *related_from, *recurrence_chain, *(found.case for found in similar)],
             ),
         },
+    )
+
+
+# The sections of the side-by-side view, in the order the case page reads: (id, heading,
+# the texts' name: a field of the case, or a list of items).
+BOTH_SECTIONS = (
+    ("title", gettext_lazy("Title"), "title"),
+    ("summary", gettext_lazy("What happened"), "summary"),
+    ("trigger", gettext_lazy("Trigger"), "trigger"),
+    ("symptoms", gettext_lazy("Symptoms"), "symptoms_text"),
+    ("detection", gettext_lazy("How it was noticed"), "detection"),
+    ("remediation", gettext_lazy("What fixed it"), "remediation"),
+    ("lessons", gettext_lazy("Lessons"), "lessons"),
+    ("action-items", gettext_lazy("Action items"), "action_items"),
+)
+
+
+@require_safe
+@public_page
+@read_in_one_snapshot
+def case_both(request, case_id):
+    """English and Korean side by side, section by section, each text with its state."""
+    if case_id != case_id.upper():
+        return redirect("cases:both", case_id=case_id.upper(), permanent=True)
+    case = _get_case(case_id)
+    states = translations.case_states(case)
+    sections = []
+    for anchor, heading, name in BOTH_SECTIONS:
+        texts = [text for key, text in states.items() if key == name or key.startswith(f"{name}[")]
+        if texts:
+            sections.append({"id": anchor, "heading": heading, "texts": texts})
+    return render(
+        request,
+        "cases/case_both.html",
+        {"case": case, "sections": sections, "title": case.text("title", get_language())},
     )
 
 

@@ -60,6 +60,7 @@ def test_the_list_shows_id_title_organisation_date_status_reviewer_and_last_upda
         "status",
         "reviewed_by",
         "updated_at",
+        "translation",
     ]
     first_row = html.split('<tr><td class="action-checkbox">')[1].split("</tr>")[0]
     for shown in ("T-1", "Replica lag", "Lablup Inc", "Sept. 1, 2026", "Reviewed", "olga"):
@@ -104,6 +105,7 @@ def test_the_list_has_a_filter_for_each_facet_and_the_organisation(client, libra
     titles = re.findall(r'<details data-filter-title="([^"]+)"', html)
     assert titles == [
         "status",
+        "translation",
         "domain",
         "symptoms",
         "components",
@@ -145,9 +147,10 @@ def test_the_list_runs_as_many_queries_for_many_cases_as_for_few(
     # 1-2 the session and the user, 3 the draft counts above the list, 4-5 the user's and
     # the groups' permissions, 6 the terms and 7 the organisations the filters offer, 8-9
     # the number of cases (all, and filtered), 10 the page of cases with their
-    # organisations, 11-12 the date hierarchy (first and last date, the years), 13-20 the
-    # counts beside the choices of each of the eight filters.
-    assert len(few) == len(many) == 20
+    # organisations, 11-12 the remediation steps and action items of the page (its
+    # translation column), 13-14 the date hierarchy (first and last date, the years), 15-23
+    # the counts beside the choices of each of the nine filters.
+    assert len(few) == len(many) == 23
 
 
 # The change form -----------------------------------------------------------------------
@@ -171,6 +174,7 @@ def test_the_form_reads_like_the_case_page(client, library, reviewer):
         "Sources",
         "Cited sources",
         "Related cases",
+        "Translations",
         "Review",
     ]
 

@@ -87,7 +87,11 @@ def case_to_exchange(case):
         "updated_at": format_timestamp(case.updated_at),
         "url": case.url,
     }
-    return {key: value[key] for key in key_order()}
+    value = {key: value[key] for key in key_order()}
+    # Optional, so that every file written before it stays valid and exports as it was.
+    if case.translations:
+        value["translations"] = case.translations
+    return value
 
 
 def case_fields_from_exchange(data):
@@ -111,6 +115,8 @@ def case_fields_from_exchange(data):
             else None
         ),
         "updated_at": parse_timestamp(data["updated_at"]),
+        # A file without it: which English each Korean translates is not known.
+        "translations": data.get("translations") or {},
     }
     for name in BILINGUAL_FIELDS:
         fields[f"{name}_en"] = data[name]["en"]
@@ -123,6 +129,8 @@ def same_case(a, b):
 
     def normalised(value):
         value = dict(value, review=dict(value["review"]))
+        if not value.get("translations"):
+            value.pop("translations", None)
         value["updated_at"] = parse_timestamp(value["updated_at"])
         if value["review"]["reviewed_at"]:
             value["review"]["reviewed_at"] = parse_timestamp(value["review"]["reviewed_at"])

@@ -670,6 +670,7 @@ class _Writer:
         for data in cases:
             fields = case_fields_from_exchange(data)
             fields["docs"] = json.dumps(fields["docs"], ensure_ascii=False)
+            fields["translations"] = json.dumps(fields["translations"], ensure_ascii=False)
             if columns is None:
                 columns = [
                     "id",

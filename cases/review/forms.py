@@ -9,6 +9,7 @@ from django.forms.fields import InvalidJSONInput
 from django.utils.functional import cached_property
 from django.utils.translation import gettext_lazy as _
 
+from cases import translations
 from cases.review import workflow as review
 
 APPROVE, RETURN_TO_DRAFT = "_approve", "_return_to_draft"
@@ -64,6 +65,13 @@ def _readable_json():
         ) from None
 
 
+class TextsField(forms.MultipleChoiceField):
+    """Ticked texts: an empty value (a form posted back as it was shown) means none."""
+
+    def to_python(self, value):
+        return [text for text in super().to_python(value) if text]
+
+
 class CaseAdminForm(forms.ModelForm):
     """A case as the admin edits it, saved only over the version it was opened at.
 
@@ -83,10 +91,25 @@ class CaseAdminForm(forms.ModelForm):
         ),
     )
 
+    still_correct = TextsField(
+        label=_("Korean still correct"),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_(
+            "Tick a text whose Korean still says what its English says: it is recorded as "
+            "translating the English as it is now. Editing a Korean text records it too."
+        ),
+    )
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if not self.instance._state.adding:
             self.initial.setdefault("seen_version", review.version_of(self.instance))
+            self.fields["still_correct"].choices = [
+                (text.key, f"{translations.key_label(text.key)} ({text.label})")
+                for text in translations.case_states(self.instance).values()
+                if not text.is_missing
+            ]
 
     @cached_property
     def changed_data(self):
