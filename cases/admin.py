@@ -351,8 +351,14 @@ class CaseTermInline(OrderedInline):
 
 class RemediationInline(OrderedInline):
     model = RemediationStep
-    fields = ("order", "text_en", "text_ko")
+    fields = ("order", "text_en", "text_ko", "kind")
     section = FIX_AND_LESSONS
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "kind":
+            # A plain select of the fix facet's terms (a few dozen at most), in label order.
+            kwargs["queryset"] = Term.objects.filter(facet=Facet.FIX).order_by("label_en")
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
 class ActionItemInline(OrderedInline):

@@ -1,8 +1,10 @@
 -- What the database keeps up to date by itself, whatever writes the library (the import, the
 -- admin, a review, plain SQL): each case's search vector and term ids, and the library's
 -- generation. The current version of every function and trigger is here and only here;
--- migrations apply this file (`cases.migrations.apply_database_sql`), and
--- tests/test_database_sql.py compares it with what the database runs.
+-- the latest migration that changes it applies this file (0011, with 0007's
+-- `apply_current_database_sql`; earlier ones apply a frozen copy, such as 0007_database.sql, so
+-- that they never read a column not yet made), and tests/test_database_sql.py compares it
+-- with what the database runs. A change to this file comes with a migration that applies it.
 --
 -- A transaction that writes whole cases, lists included (the import), sets
 -- `incidentlib.bulk_write` to `on` for itself: the list triggers then leave the case rows
@@ -101,9 +103,11 @@ END
 $$;
 
 -- The term ids ---------------------------------------------------------------------------------
--- Every taxonomy term of a case (its tags, severity and root cause), sorted: the list filters
--- (`term_ids && ARRAY[...]`, GIN-indexed) and the facet counts (cases/listing/counts.py) read
--- this one column instead of joining the tags.
+-- Every taxonomy term of a case (its tags, severity, root cause and the kinds of fix of its
+-- remediation steps), sorted: the list filters (`term_ids && ARRAY[...]`, GIN-indexed) and the
+-- facet counts (cases/listing/counts.py) read this one column instead of joining the tags.
+-- A step's kind counts once however many steps have it; the list triggers below derive the
+-- ids again when a step is inserted, changed or deleted.
 
 CREATE OR REPLACE FUNCTION cases_case_term_ids(c cases_case) RETURNS integer[]
 LANGUAGE sql STABLE AS $$
@@ -113,6 +117,9 @@ LANGUAGE sql STABLE AS $$
         SELECT c.severity_id::integer
         UNION
         SELECT c.root_cause_id::integer
+        UNION
+        SELECT kind_id::integer FROM cases_remediationstep
+         WHERE case_id = c.id AND kind_id IS NOT NULL
         ORDER BY 1
     )
 $$;

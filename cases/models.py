@@ -92,6 +92,9 @@ class Facet(models.TextChoices):
     ROOT_CAUSE = "root_cause", _("Root cause")
     CONTRIBUTING = "contributing", _("Contributing factors")
     SEVERITY = "severity", _("Severity")
+    # The kind of each remediation step (RemediationStep.kind): a case has the kinds of its
+    # steps, as it has its tags.
+    FIX = "fix", _("Kind of fix")
 
 
 # Facets a case has several terms of (kept in order); the others have exactly one.
@@ -212,7 +215,10 @@ class CaseQuerySet(models.QuerySet):
             .select_related("organisation", "severity", "root_cause", "recurrence_of", "reviewer")
             .prefetch_related(
                 models.Prefetch("sources", queryset=Source.objects.with_citations()),
-                "remediation_steps",
+                models.Prefetch(
+                    "remediation_steps",
+                    queryset=RemediationStep.objects.select_related("kind"),
+                ),
                 "action_items",
                 models.Prefetch("case_terms", queryset=CaseTerm.objects.select_related("term")),
                 models.Prefetch(
@@ -393,7 +399,8 @@ class Case(models.Model):
     # The id and title alone (a part of search_vector), for title matches first.
     title_vector = SearchVectorField(null=True, editable=False)
     # Written by the database too: the ids of every term of the case (tags, severity, root
-    # cause), sorted, for the list filters and facet counts (cases/listing/).
+    # cause, its remediation steps' kinds), sorted, for the list filters and facet counts
+    # (cases/listing/).
     term_ids = ArrayField(models.IntegerField(), default=list, editable=False)
 
     objects = CaseQuerySet.as_manager()
@@ -514,6 +521,11 @@ class Case(models.Model):
             return [self.severity]
         if facet == Facet.ROOT_CAUSE:
             return [self.root_cause]
+        if facet == Facet.FIX:
+            # The kinds of the remediation steps, each once, in the steps' order.
+            steps = self.remediation_steps.all()
+            kinds = {step.kind_id: step.kind for step in steps if step.kind_id}
+            return list(kinds.values())
         return [link.term for link in self.case_terms.all() if link.term.facet == facet]
 
 
@@ -680,6 +692,17 @@ def step_constraints(prefix):
 
 class RemediationStep(CaseStep):
     case = models.ForeignKey(Case, models.CASCADE, related_name="remediation_steps")
+    # What kind of fix the step is (a term of the `fix` facet), if said. The database counts
+    # it among the case's terms (Case.term_ids, cases/database.sql).
+    kind = models.ForeignKey(
+        Term,
+        models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        limit_choices_to={"facet": Facet.FIX},
+        verbose_name=_("kind of fix"),
+    )
 
     class Meta(CaseStep.Meta):
         verbose_name = _("remediation step")

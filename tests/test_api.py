@@ -159,6 +159,7 @@ def test_the_taxonomy_api_lists_facets_terms_labels_and_counts(client, library):
         "root_cause",
         "contributing",
         "severity",
+        "fix",
     ]
     assert facets["components"]["label"] == {"en": "Components", "ko": "구성 요소"}
     dns = [t for t in facets["components"]["terms"] if t["slug"] == "dns"][0]

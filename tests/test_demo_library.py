@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 
 from cases.exchange.importer import FACET_FIELDS, term_slugs
-from cases.models import Case
+from cases.models import Case, Facet
 
 from .conftest import FIXTURES, SEED, library_state
 
@@ -17,8 +17,26 @@ CASES = [
 TAXONOMY = json.loads((FIXTURES / "taxonomy.json").read_text(encoding="utf-8"))
 
 
-def test_the_seed_case_is_in_the_demo_library_unchanged():
-    assert (FIXTURES / "cases" / "IL-0137.json").read_bytes() == SEED.read_bytes()
+def test_the_seed_case_is_in_the_demo_library_unchanged_but_for_its_kinds_of_fix():
+    """The demo's IL-0137 is the seed with a kind on each remediation step (the seed, which
+    the tests build their cases from, has none: a file without kinds imports as before)."""
+    demo = json.loads((FIXTURES / "cases" / "IL-0137.json").read_text(encoding="utf-8"))
+    seed = json.loads(SEED.read_text(encoding="utf-8"))
+    assert [step.pop("kind") for step in demo["remediation"]] == [
+        "shard-data-files",
+        "asynchronous-deletion",
+        "tune-readahead",
+    ]
+    assert demo == seed
+
+
+def test_every_remediation_step_of_the_demo_has_a_kind_of_fix():
+    fix_terms = {t["slug"] for t in TAXONOMY if t["facet"] == "fix"}
+    assert {"shard-data-files", "roll-back", "add-capacity", "rate-limit"} <= fix_terms
+    for case in CASES:
+        assert case["remediation"], case["id"]
+        for step in case["remediation"]:
+            assert step.get("kind") in fix_terms, (case["id"], step)
 
 
 def test_the_demo_library_has_reviewed_cases_drafts_and_links():
@@ -27,7 +45,7 @@ def test_the_demo_library_has_reviewed_cases_drafts_and_links():
     assert any(not c["review"]["reviewed_at"] for c in CASES)
     assert sum(1 for c in CASES if c["related"]) >= 2
     assert sum(1 for c in CASES if c["recurrence_of"]) >= 2
-    for facet in FACET_FIELDS:
+    for facet in (*FACET_FIELDS, Facet.FIX):
         assert len({slug for c in CASES for f, slug in term_slugs(c) if f == facet}) >= 2, facet
 
 

@@ -40,6 +40,15 @@ def _bilingual(en, ko):
     return {"en": en, "ko": ko}
 
 
+def remediation_item(step):
+    """A remediation step as the format has it: its text, and its kind's slug only when it
+    has one (`kind` is optional: a file without it exports as it was imported)."""
+    item = {"text": _bilingual(step.text_en, step.text_ko)}
+    if step.kind_id is not None:
+        item["kind"] = step.kind.slug
+    return item
+
+
 def case_to_exchange(case):
     """The case in the exchange format; expects a case from `Case.objects.for_page()`."""
     terms = {facet: [t.slug for t in case.terms_of(facet)] for facet in LIST_FACETS}
@@ -65,10 +74,7 @@ def case_to_exchange(case):
         "components": terms[Facet.COMPONENTS],
         "contributing": terms[Facet.CONTRIBUTING],
         "timeline": {"detected_after": case.detected_after, "resolved_after": case.resolved_after},
-        "remediation": [
-            {"text": _bilingual(step.text_en, step.text_ko)}
-            for step in case.remediation_steps.all()
-        ],
+        "remediation": [remediation_item(step) for step in case.remediation_steps.all()],
         "action_items": [
             {"text": _bilingual(item.text_en, item.text_ko)} for item in case.action_items.all()
         ],

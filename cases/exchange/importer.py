@@ -68,11 +68,15 @@ def label_from_slug(slug):
 
 
 def term_slugs(data):
-    """(facet, slug) pairs a case uses, in the order the case lists them."""
+    """(facet, slug) pairs a case uses, in the order the case lists them, then the kinds of
+    its remediation steps (optional in the format)."""
     for facet in FACET_FIELDS:
         value = data[facet]
         for slug in [value] if isinstance(value, str) else value:
             yield facet, slug
+    for step in data["remediation"]:
+        if "kind" in step:
+            yield Facet.FIX, step["kind"]
 
 
 @dataclass
@@ -369,7 +373,7 @@ class CaseImport:
             for key in facts.terms:
                 used[key].append(index)
         existing = set()
-        for facet in FACET_FIELDS:
+        for facet in (*FACET_FIELDS, Facet.FIX):
             slugs = {slug for (f, slug) in used if f == facet}
             if slugs:
                 existing |= {
@@ -385,7 +389,8 @@ class CaseImport:
                     self.problem(
                         index,
                         f"{slug!r} is not a term of the {facet} facet (--strict-taxonomy)",
-                        path=facet,
+                        # A kind of fix is said by remediation steps (remediation[i].kind).
+                        path="remediation" if facet == Facet.FIX else facet,
                     )
             else:
                 self.result.new_terms[key] = [self.facts[index].case_id for index in used[key]]
@@ -460,7 +465,9 @@ def stored_for_comparison(ids):
         .prefetch_related(None)
         .prefetch_related(
             "sources",
-            "remediation_steps",
+            models.Prefetch(
+                "remediation_steps", queryset=RemediationStep.objects.select_related("kind")
+            ),
             "action_items",
             models.Prefetch("case_terms", queryset=CaseTerm.objects.select_related("term")),
             "related_links",
@@ -647,7 +654,13 @@ class _Writer:
                 for i, s in enumerate(data["sources"])
             ]
             remediation += [
-                (case_id, i, s["text"]["en"], s["text"]["ko"])
+                (
+                    case_id,
+                    i,
+                    s["text"]["en"],
+                    s["text"]["ko"],
+                    term_ids[(Facet.FIX, s["kind"])] if "kind" in s else None,
+                )
                 for i, s in enumerate(data["remediation"])
             ]
             actions += [
@@ -658,7 +671,11 @@ class _Writer:
             (CaseTerm, ("case_id", "term_id", "position"), case_terms),
             (RelatedCase, ("from_case_id", "to_case_id", "position"), related),
             (Source, ("case_id", "position", "url", "kind", "license", "archived"), sources),
-            (RemediationStep, ("case_id", "position", "text_en", "text_ko"), remediation),
+            (
+                RemediationStep,
+                ("case_id", "position", "text_en", "text_ko", "kind_id"),
+                remediation,
+            ),
             (ActionItem, ("case_id", "position", "text_en", "text_ko"), actions),
         ):
             if rows:

@@ -3,8 +3,9 @@
 `/cases/`, the term and organisation pages, the feed and `/api/cases/` all read the same
 parameters through `CaseFilter`:
 
-- `domain`, `symptoms`, `components`, `root_cause`, `contributing`, `severity`: term slugs
-  of that facet, repeated for several (a case having any of them);
+- `domain`, `symptoms`, `components`, `root_cause`, `contributing`, `severity`, `fix`: term
+  slugs of that facet, repeated for several (a case having any of them; `fix`, a kind of fix,
+  is had by a case one of whose remediation steps is of that kind);
 - `org`: slugs of organisations with a public case, likewise; `reviewed`: `yes` or `no`;
 - `year_from`, `year_to`: the case's year, inclusive; `updated_since`: an ISO 8601 time, the
   cases the library changed since (`changed_at`, the server's time of each write);
@@ -120,6 +121,7 @@ class CaseFilter(django_filters.FilterSet):
     root_cause = _term_filter(Facet.ROOT_CAUSE)
     contributing = _term_filter(Facet.CONTRIBUTING)
     severity = _term_filter(Facet.SEVERITY)
+    fix = _term_filter(Facet.FIX)
     org = OrganisationListFilter(label=_("Organisation"))
     reviewed = django_filters.ChoiceFilter(label=_("Review"), choices=REVIEW_STATES)
     year_from = YearFilter(label=_("From year"), min_value=1, max_value=9999)

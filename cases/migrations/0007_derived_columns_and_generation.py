@@ -10,8 +10,11 @@ from django.db import migrations, models
 
 # Written by hand from here to `class Migration`, and the RunSQL operations at its end.
 # cases/database.sql holds the current functions and triggers (search vector, term ids, the
-# library's generation); this migration replaces those of 0003 and 0005 with them.
-DATABASE_SQL = Path(__file__).resolve().parent.parent / "database.sql"
+# library's generation); this migration replaces those of 0003 and 0005 with them, as the file
+# was before 0011 (0007_database.sql, frozen there: the file's term ids read a column 0011
+# adds). 0011 applies the file as it is now.
+DATABASE_SQL = Path(__file__).resolve().parent / "0007_database.sql"
+CURRENT_DATABASE_SQL = Path(__file__).resolve().parent.parent / "database.sql"
 
 DROP_0003_TRIGGERS = """
 DROP TRIGGER cases_case_search_vector ON cases_case;
@@ -73,11 +76,16 @@ def tell_the_planner_what_a_match_costs(apps, schema_editor):
         )
 
 
-def apply_database_sql(apps, schema_editor):
+def apply_database_sql(apps, schema_editor, path=DATABASE_SQL):
     # Not schema_editor.execute, which passes parameters: the file's `format('%I')` would be
     # taken for placeholders.
     with schema_editor.connection.cursor() as cursor:
-        cursor.execute(DATABASE_SQL.read_text(encoding="utf-8"))
+        cursor.execute(path.read_text(encoding="utf-8"))
+
+
+def apply_current_database_sql(apps, schema_editor):
+    """cases/database.sql as it is now: for the latest migration that changes it."""
+    apply_database_sql(apps, schema_editor, CURRENT_DATABASE_SQL)
 
 
 def back_to_0005(apps, schema_editor):
