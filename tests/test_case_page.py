@@ -188,8 +188,11 @@ def test_case_page_runs_a_fixed_number_of_queries(client, tmp_path, django_asser
         {"url": f"https://example.com/{n}", "kind": "blog", "license": None, "archived": None}
         for n in range(40)
     ]
-    many["remediation"] = many["remediation"] * 20
-    many["action_items"] = many["remediation"]
+    # Every step with a kind of fix: the kinds come with the steps, no query more.
+    many["remediation"] = [
+        dict(step, kind=f"fix-{n % 7}") for n, step in enumerate(many["remediation"] * 20)
+    ]
+    many["action_items"] = [{"text": step["text"]} for step in many["remediation"]]
     many["contributing"] = [f"factor-{n}" for n in range(25)]
     others = [make_case(f"R-{n}", related=["BIG-1"]) for n in range(30)]
     write_json(tmp_path / "run.json", [many, *others])

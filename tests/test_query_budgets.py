@@ -27,7 +27,10 @@ def library(request, tmp_path, settings):
             root_cause=f"cause-{n % 6}",
             org=f"Org {n % 15}",
             org_slug=f"org-{n % 15}",
-            remediation=[{"text": {"en": f"Fix {k}", "ko": None}} for k in range(3)],
+            remediation=[
+                {"text": {"en": f"Fix {k}", "ko": None}, "kind": f"fix-{(n + k) % 5}"}
+                for k in range(3)
+            ],
             sources=[
                 {
                     "url": "https://example.com/shared",
@@ -54,6 +57,8 @@ def test_the_case_list_runs_seven_queries(client, library, django_assert_max_num
         "/cases/?q=중계기&domain=web&severity=high&severity=low&reviewed=yes",
         "/cases/?components=component-1&year_from=2003&page=1&lang=ko",
         "/taxonomy/components/component-2/",
+        "/cases/?fix=fix-1&fix=fix-3&severity=high",
+        "/taxonomy/fix/fix-2/",
     ]:
         with django_assert_max_num_queries(7):
             assert client.get(url).status_code == 200, url
