@@ -13,7 +13,7 @@ from django.contrib.admin import helpers
 from django.contrib.admin.widgets import AdminTextareaWidget
 from django.core.exceptions import PermissionDenied
 from django.db import models
-from django.db.models import BooleanField, Count, Q
+from django.db.models import BooleanField, Count, Exists, OuterRef, Q
 from django.db.models.expressions import RawSQL
 from django.template.response import TemplateResponse
 from django.utils import timezone
@@ -266,6 +266,15 @@ class FacetFilter(admin.SimpleListFilter):
         if self.facet in LIST_FACETS:
             return queryset.filter(
                 case_terms__term__facet=self.facet, case_terms__term__slug=self.value()
+            )
+        if self.facet == Facet.FIX:
+            # A kind of fix is had by a case one of whose remediation steps is of that kind.
+            return queryset.filter(
+                Exists(
+                    RemediationStep.objects.filter(
+                        case=OuterRef("pk"), kind__facet=Facet.FIX, kind__slug=self.value()
+                    )
+                )
             )
         return queryset.filter(**{f"{self.facet}__slug": self.value()})
 

@@ -335,3 +335,14 @@ def test_the_admin_refuses_a_term_of_another_facet_as_a_kind(client, fixes, revi
     response = client.post(change_url("K-4"), data)
     assert response.status_code == 200
     assert exported("K-4")["remediation"] == [step("Waited")]
+
+
+def test_the_admin_case_list_filters_by_kind_of_fix(client, fixes, reviewer):
+    logged_in(client, reviewer)
+    for url in ["/admin/cases/case/?fix=roll-back", "/admin/cases/case/?fix=roll-back&_facets=1"]:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert sorted(case.id for case in response.context["cl"].result_list) == ["K-1", "K-2"]
+    html = client.get("/admin/cases/case/?_facets=1").content.decode()
+    # The "kind of fix" filter offers each kind, with its count of cases.
+    assert re.search(r'fix=add-capacity"[^>]*>\s*Add capacity \(2\)', html)
