@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from cases.exchange.format import same_case
 
-from .conftest import exported, import_cases, library_state, write_json
+from .conftest import exported, import_cases, library_state
 from .library import plain_case
 
 pytestmark = pytest.mark.django_db
@@ -70,7 +70,9 @@ def test_a_near_valid_case_is_imported_exactly_or_refused_by_name(
     tmp_path, capsys, path, replacement, drop
 ):
     case = spoiled(BASE, path, replacement, drop)
-    file = write_json(tmp_path / "case.json", case)
+    # ASCII-escaped, so that a lone surrogate is written as JSON text for the import to judge.
+    file = tmp_path / "case.json"
+    file.write_text(json.dumps(case, ensure_ascii=True), encoding="utf-8")
     before = library_state()
     try:
         import_cases(file)
