@@ -12,7 +12,7 @@ from django.core.management import call_command
 
 from .conftest import STAFF_PASSWORD, make_staff
 from .test_reading_browser import SCREENSHOTS, needs_chromium
-from .test_review_browser import CHROMIUM_ARGS, chromium
+from .test_review_browser import launched_chromium
 
 PUBLIC_PAGES = {
     "home": "/",
@@ -43,15 +43,8 @@ def rita(db):
 
 @pytest.fixture
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    executable = chromium()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(executable), args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with launched_chromium() as browser:
+        yield browser
 
 
 def serious_violations(page):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import import_cases, make_case, write_json
-from .test_review_browser import CHROMIUM, CHROMIUM_ARGS, chromium, on_ci
+from .test_review_browser import CHROMIUM, CHROMIUM_ARGS, chromium, launched_chromium, on_ci
 
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 
@@ -60,17 +60,10 @@ def long_case_stored(tmp_path):
 
 @pytest.fixture
 def phone_page():
-    from playwright.sync_api import sync_playwright
-
-    executable = chromium()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(executable), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 390, "height": 844}, locale="ko-KR")
-            page.set_default_timeout(20_000)
-            yield page
-        finally:
-            browser.close()
+    with launched_chromium() as browser:
+        page = browser.new_page(viewport={"width": 390, "height": 844}, locale="ko-KR")
+        page.set_default_timeout(20_000)
+        yield page
 
 
 # For each element: where a line ends between two Hangul syllables (inside a Korean word).

@@ -4,6 +4,7 @@ Debian's `chromium` (`.ci/run` installs it), driven by Playwright; never a downl
 """
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -48,19 +49,26 @@ def test_without_chromium_the_browser_test_fails_on_ci(value):
         chromium(Path("/nonexistent/chromium"), {"CI": value})
 
 
-@pytest.fixture
-def browser_page():
+@contextmanager
+def launched_chromium():
+    """Debian's Chromium driven by Playwright, closed at the end (every browser test's)."""
     from playwright.sync_api import sync_playwright
 
     executable = chromium()
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(executable), args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(locale="en-GB")
-            page.set_default_timeout(20_000)
-            yield page
+            yield browser
         finally:
             browser.close()
+
+
+@pytest.fixture
+def browser_page():
+    with launched_chromium() as browser:
+        page = browser.new_page(locale="en-GB")
+        page.set_default_timeout(20_000)
+        yield page
 
 
 @pytest.fixture
