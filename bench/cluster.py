@@ -25,10 +25,12 @@ Then, with wrk (--connections, 2 threads, a 10 s timeout):
    counted per phase (nginx's access log; statuses >= 400 but 499, which is wrk closing its
    connections at the end) and the metrics (incidentlib_database_reads_total) tell whether
    the replica is read again;
-3. the case page through nginx (its cached copy), the same page with ?lang=en through nginx
-   (the answer sets the language cookie, so nginx keeps no copy and, with proxy_cache_lock,
-   requests queue behind one another for up to proxy_cache_lock_timeout), the page from one
-   gunicorn directly (the app's Redis cache) and /bench/bare from one gunicorn directly,
+3. the case page through nginx (its cached copy); the same page with ?lang=ko through nginx
+   for a reader whose language cookie already says ko (no Set-Cookie: nginx's copy, one per
+   Cookie value) and for one whose cookie says en (the answer sets the cookie, so nginx keeps
+   no copy and its readers pass proxy_cache_lock one at a time, each waiting at most
+   proxy_cache_lock_timeout, 1 s; a reader meets this once, when switching); the page from
+   one gunicorn directly (the app's Redis cache) and /bench/bare from one gunicorn directly,
    --duration s each.
 
 Errors: wrk's non-2xx/3xx answers plus its socket errors (connect, read, write, timeout).
@@ -152,8 +154,8 @@ def pick_paths(database_url, args):
         "search + filter", "taxonomy", "term", "orgs", "org", "feed", "api", "api, filtered",
     }  # fmt: skip
     mix = [(name, path, None) for name, path in pages.pages(targets) if name in wanted]
-    # A reader's language from Accept-Language: ?lang= sets the language cookie, and nginx
-    # keeps no answer that sets one (run 3 measures that page apart).
+    # A reader's language from Accept-Language, as in the previous figures (run 3 measures
+    # ?lang= pages apart).
     case = f"/cases/{targets['case']}"
     mix = [(name, path, None) for name, path, _ in mix if not name.startswith("case, ")]
     mix[:0] = [("case, en", case, "en"), ("case, ko", case, "ko")]
@@ -454,16 +456,24 @@ def main():
 
         log("3. cached case page through nginx vs /bench/bare on one gunicorn")
         case_path = f"/cases/{targets['case']}"
-        plain = Path(folder) / "plain.lua"
+        plain, korean_reader, english_reader = (
+            Path(folder) / f"{name}.lua" for name in ("plain", "korean", "english")
+        )
         plain.write_text(WRK_REPORT.read_text())
+        for script, language in ((korean_reader, "ko"), (english_reader, "en")):
+            cookie = f'wrk.headers["Cookie"] = "incidentlib_language={language}"\n'
+            script.write_text(cookie + WRK_REPORT.read_text())
         compared = {}
-        for name, url in (
-            ("case page, through nginx (cached)", app_stack.base + case_path),
-            ("case ?lang=en, through nginx", app_stack.base + case_path + "?lang=en"),
-            ("case page, one gunicorn directly", app_stack.app_base(0) + case_path),
-            ("/bench/bare, one gunicorn directly", app_stack.app_base(0) + "/bench/bare"),
-        ):
-            process = run_wrk(url, args.duration, args.connections, plain, stack)
+        for name, url, script in (
+            ("case page, through nginx (cached)", app_stack.base + case_path, plain),
+            ("case ?lang=ko, cookie ko, through nginx", app_stack.base + case_path + "?lang=ko",
+             korean_reader),
+            ("case ?lang=ko, cookie en (Set-Cookie), through nginx",
+             app_stack.base + case_path + "?lang=ko", english_reader),
+            ("case page, one gunicorn directly", app_stack.app_base(0) + case_path, plain),
+            ("/bench/bare, one gunicorn directly", app_stack.app_base(0) + "/bench/bare", plain),
+        ):  # fmt: skip
+            process = run_wrk(url, args.duration, args.connections, script, stack)
             compared[name] = parse_wrk(process.communicate()[0])
             log(f"   {name}: {compared[name]['rps']:.0f} req/s")
 

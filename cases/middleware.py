@@ -3,6 +3,7 @@ from urllib.parse import parse_qsl
 from django.conf import settings
 from django.shortcuts import render
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
+from django.utils.translation import get_language_from_request
 from django.utils.translation import gettext as _
 
 
@@ -11,6 +12,11 @@ class LanguageFromQueryMiddleware:
 
     It runs before LocaleMiddleware, which then reads the cookie, else Accept-Language,
     else falls back to English: the order the README promises.
+
+    The cookie is set only when it changes what the reader would be given without `?lang`
+    (their cookie, else their Accept-Language, else English): a reader who already reads
+    Korean gets no Set-Cookie for `?lang=ko`. An answer that sets a cookie is never kept by a
+    shared cache (nginx), so every other `?lang=` page stays a public page like the rest.
     """
 
     def __init__(self, get_response):
@@ -21,10 +27,11 @@ class LanguageFromQueryMiddleware:
         chosen = request.GET.get("lang")
         if chosen not in self.languages:
             chosen = None
+        remember = chosen is not None and chosen != get_language_from_request(request)
         if chosen:
             request.COOKIES[settings.LANGUAGE_COOKIE_NAME] = chosen
         response = self.get_response(request)
-        if chosen:
+        if remember:
             response.set_cookie(
                 settings.LANGUAGE_COOKIE_NAME,
                 chosen,

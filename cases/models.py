@@ -19,6 +19,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from cases.durations import DurationSeconds
 from cases.languages import pick
 from cases.patterns import (
     CASE_ID_PATTERN,
@@ -342,6 +343,20 @@ class Case(models.Model):
     resolved_after = models.CharField(
         _("resolved after"), max_length=32, null=True, blank=True, validators=[validate_duration]
     )
+    # Their seconds, computed by the database whenever they are written (NULL for none): the
+    # buckets of /stats/ and the `detected_after`/`resolved_after` filters (cases/durations.py).
+    detected_seconds = models.GeneratedField(
+        expression=DurationSeconds("detected_after"),
+        output_field=models.FloatField(),
+        db_persist=True,
+        verbose_name=_("seconds to detect"),
+    )
+    resolved_seconds = models.GeneratedField(
+        expression=DurationSeconds("resolved_after"),
+        output_field=models.FloatField(),
+        db_persist=True,
+        verbose_name=_("seconds to resolve"),
+    )
 
     related = models.ManyToManyField(
         "self",
@@ -462,6 +477,9 @@ class Case(models.Model):
             GinIndex(fields=["title_vector"], name="case_title_search_idx"),
             # The list filters by term (term_ids && ARRAY[...]).
             GinIndex(fields=["term_ids"], name="case_term_ids_idx"),
+            # The list filters by time to detect and to resolve (?detected_after=1h-4h).
+            models.Index(fields=["detected_seconds"], name="case_detected_seconds_idx"),
+            models.Index(fields=["resolved_seconds"], name="case_resolved_seconds_idx"),
         ]
 
     def __str__(self):

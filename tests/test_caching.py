@@ -151,6 +151,51 @@ def test_a_korean_page_is_never_served_to_an_english_reader(library, korean, set
         assert get(english_reader, url)["Vary"].count("Accept-Language") == 1
 
 
+@pytest.mark.parametrize(
+    ("cookie", "accept_language", "lang", "sets"),
+    [
+        (None, None, "ko", "ko"),
+        ("en", "ko", "ko", "ko"),
+        ("ko", None, "en", "en"),
+        ("ko", "en", "ko", None),
+        (None, "ko-KR,ko;q=0.9", "ko", None),
+        (None, None, "en", None),
+        (None, "fr", "en", None),
+    ],
+)
+def test_lang_sets_the_cookie_only_when_it_changes_the_readers_language(
+    library, settings, cookie, accept_language, lang, sets
+):
+    reader = Client()
+    if cookie:
+        reader.cookies[settings.LANGUAGE_COOKIE_NAME] = cookie
+    headers = {"HTTP_ACCEPT_LANGUAGE": accept_language} if accept_language else {}
+    response = get(reader, f"/cases/C-1?lang={lang}", **headers)
+    assert f'<html lang="{lang}">' in response.content.decode()
+    set_cookie = response.cookies.get(settings.LANGUAGE_COOKIE_NAME)
+    assert (set_cookie.value if set_cookie else None) == sets
+    assert "public" in response["Cache-Control"]
+    assert response["Vary"] == "Cookie, Accept-Language"
+
+
+def test_a_lang_page_is_a_public_page_cached_under_its_query(library, settings):
+    korean_reader = Client()
+    korean_reader.cookies[settings.LANGUAGE_COOKIE_NAME] = "ko"
+    first, second = (get(korean_reader, "/cases/C-1?lang=ko") for _ in range(2))
+    assert (first["X-Cache"], second["X-Cache"]) == ("miss", "hit")
+    assert not second.cookies and "public" in second["Cache-Control"]
+    assert second.content == first.content and '<html lang="ko">' in second.content.decode()
+    # The same address for another reader: the Korean page, under the same ETag.
+    stranger = get(Client(), "/cases/C-1?lang=ko", HTTP_ACCEPT_LANGUAGE="en")
+    assert stranger["X-Cache"] == "hit" and stranger["ETag"] == second["ETag"]
+    assert stranger.cookies[settings.LANGUAGE_COOKIE_NAME].value == "ko"
+    # The page without ?lang, for this Korean reader and for an English one: two pages.
+    english = get(Client(), "/cases/C-1")
+    assert english["X-Cache"] == "miss" and '<html lang="en">' in english.content.decode()
+    assert english["ETag"] != second["ETag"]
+    assert get(korean_reader, "/cases/C-1")["ETag"] not in (english["ETag"], second["ETag"])
+
+
 def test_a_reviewers_page_is_neither_cached_nor_served_from_the_cache(client, library):
     reviewer = logged_in(Client(), make_staff("rita", reviewer=True))
     anonymous = Client()

@@ -5,20 +5,24 @@ import re
 
 import pytest
 
-from cases.models import Term
+from cases.models import Case, Term
 
 from .library import REVIEWED, plain_case, store
 
 pytestmark = pytest.mark.django_db
 
 
-def step(en, ko=None):
-    return {"text": {"en": en, "ko": ko}}
+def step(en, ko=None, kind=None):
+    item = {"text": {"en": en, "ko": ko}}
+    if kind:
+        item["kind"] = kind
+    return item
 
 
 @pytest.fixture
 def library(tmp_path):
-    """`common` is a symptom of nine cases; `rare-x` and `rare-y` of D-1 alone (with common)."""
+    """`common` is a symptom of nine cases; `rare-x` and `rare-y` of D-1 alone (with common).
+    Of those nine, D-2 and F-0 to F-3 were rolled back, F-4 got capacity, D-1 new hardware."""
     cases = [
         plain_case(
             "D-1",
@@ -29,12 +33,27 @@ def library(tmp_path):
                 "en": "An alert on <script>alert(1)</script> fired.",
                 "ko": "경보가 울렸다.",
             },
-            remediation=[step("Replaced the disk", "디스크를 교체했다"), step("Rebuilt the array")],
+            remediation=[
+                step("Replaced the disk", "디스크를 교체했다", kind="replace-hardware"),
+                step("Rebuilt the array", kind="replace-hardware"),
+            ],
             review=REVIEWED,
         ),
-        plain_case("D-2", date="2025-01-01", symptoms=["common"], root_cause="config"),
+        plain_case(
+            "D-2",
+            date="2025-01-01",
+            symptoms=["common"],
+            root_cause="config",
+            remediation=[step("Rolled back", kind="roll-back")],
+        ),
         *[
-            plain_case(f"F-{n}", date=f"202{n}-02-01", symptoms=["common"], root_cause="config")
+            plain_case(
+                f"F-{n}",
+                date=f"202{n}-02-01",
+                symptoms=["common"],
+                root_cause="config",
+                remediation=[step("Fixed", kind=FIXES.get(n))] if n in FIXES else [],
+            )
             for n in range(7)
         ],
         # Two cases alike in every term: the words decide.
@@ -50,6 +69,11 @@ def library(tmp_path):
     ]
     store(tmp_path, *cases)
     Term.objects.filter(slug="rare-x").update(label_ko="드문 증상")
+    Term.objects.filter(facet="fix", slug="roll-back").update(label_en="Roll back", label_ko="롤백")
+
+
+# The kinds of fix of F-0 to F-4 (F-5 and F-6 have no remediation steps).
+FIXES = {0: "roll-back", 1: "roll-back", 2: "roll-back", 3: "roll-back", 4: "add-capacity"}
 
 
 def ranked_ids(html):
@@ -112,12 +136,54 @@ def test_the_most_frequent_root_causes_link_to_those_cases(client, library):
     assert "8 matching cases" in narrowed
 
 
+def summary_counts(html, css_class, param):
+    summary = html[html.index(f'class="{css_class}"') :]
+    summary = summary[: summary.index("</section>")]
+    return re.findall(
+        rf'{param}=([a-z-]+)"[^>]*>[^<]*</a> <span class="count">(\d+)</span>', summary
+    ), summary
+
+
+def test_the_most_frequent_kinds_of_fix_link_to_those_cases(client, library):
+    html = page(client, "/diagnose/?symptoms=common&symptoms=rare-x")
+    counts, summary = summary_counts(html, "fix-summary", "fix")
+    # A case counts once for a kind, however many of its steps are of it (D-1's two).
+    assert counts == [("roll-back", "5"), ("add-capacity", "1"), ("replace-hardware", "1")]
+    assert "Their most frequent kinds of fix" in html and ">Roll back</a>" in summary
+    symptom_ids = Term.objects.filter(facet="symptoms", slug__in=["common", "rare-x"])
+    matching = Case.objects.filter(term_ids__overlap=list(symptom_ids.values_list("id", flat=True)))
+    for slug, count in counts:
+        direct = matching.filter(remediation_steps__kind__slug=slug).distinct().count()
+        assert int(count) == direct, slug
+        link = re.search(rf'href="([^"]*fix={slug}[^"]*)"', summary).group(1)
+        narrowed = page(client, link.replace("&amp;", "&"))
+        assert f"{direct} matching case" in narrowed
+        assert sorted(ranked_ids(narrowed)) == sorted(
+            matching.filter(remediation_steps__kind__slug=slug)
+            .distinct()
+            .values_list("id", flat=True)
+        )
+    narrowed = page(client, "/diagnose/?symptoms=common&symptoms=rare-x&fix=roll-back")
+    assert sorted(ranked_ids(narrowed)) == ["D-2", "F-0", "F-1", "F-2", "F-3"]
+    # The chosen kind is marked, and a link takes it away again.
+    counts, summary = summary_counts(narrowed, "fix-summary", "fix")
+    assert 'aria-current="true"' in summary
+    assert 'href="/diagnose/?symptoms=common&amp;symptoms=rare-x">Every kind of fix' in summary
+    # Root cause and kind of fix narrow together.
+    both = page(client, "/diagnose/?symptoms=common&symptoms=rare-x&fix=replace-hardware"
+                        "&root_cause=config")  # fmt: skip
+    assert "0 matching cases" in both
+    page(client, "/diagnose/?symptoms=common&fix=no-such-kind", status=400)
+
+
 def test_the_form_works_in_korean_and_keeps_the_choice(client, library):
     html = page(client, "/diagnose/?symptoms=rare-x&lang=ko")
     assert '<html lang="ko">' in html
     assert 'value="rare-x" checked' in html and "드문 증상" in html
     assert "디스크를 교체했다" in html and "경보가 울렸다." in html
     assert "지금 보이는 증상" in html
+    html = page(client, "/diagnose/?symptoms=common&lang=ko")
+    assert "가장 흔한 조치 유형" in html and ">롤백</a>" in html
 
 
 def test_an_empty_form_runs_no_search(client, library, django_assert_max_num_queries):
@@ -143,12 +209,13 @@ def test_links_lead_here_from_the_home_term_and_case_pages(client, library):
 
 def test_diagnose_runs_a_fixed_number_of_queries(client, library, django_assert_max_num_queries):
     """Queries: the library's state; the taxonomy terms; how many cases have each chosen term
-    (with the library's size); the matches counted by root cause; one page of them with
-    organisation, severity and root cause; their remediation steps."""
+    (with the library's size); the matches counted by root cause and kind of fix; one page of
+    them with organisation, severity and root cause; their remediation steps."""
     for url in [
         "/diagnose/?symptoms=common&symptoms=rare-x&components=database&domain=web",
         "/diagnose/?symptoms=rare-z&q=readahead+node&root_cause=bad-disk&lang=ko",
         "/diagnose/?q=readahead",
+        "/diagnose/?symptoms=common&fix=roll-back&root_cause=config&q=rolled",
     ]:
         with django_assert_max_num_queries(6):
             page(client, url)

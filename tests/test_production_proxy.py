@@ -6,6 +6,8 @@ unless CI is set, where they fail.
 
 import os
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -58,7 +60,64 @@ def test_the_proxy_never_keeps_an_answer_that_sets_a_cookie_or_is_private(stack)
             stack.base + "/cases/IL-0137", headers={"Cookie": "sessionid=someone"}
         )
         assert "private" in headers["Cache-Control"]
+        assert headers["X-Proxy-Cache"] == "BYPASS"  # not looked for, nor waited for
+
+
+def language_of(body):
+    return "ko" if b'<html lang="ko">' in body else "en" if b'<html lang="en">' in body else None
+
+
+def test_a_lang_page_is_kept_by_the_proxy_and_never_given_to_a_reader_of_the_other_language(
+    stack,
+):
+    page = stack.base + "/cases/IL-0137"
+    korean_cookie = {"Cookie": "incidentlib_language=ko"}
+    answers = [get(page + "?lang=ko", headers=korean_cookie) for _ in range(2)]
+    assert [a[1]["X-Proxy-Cache"] for a in answers] == ["MISS", "HIT"]
+    assert all(a[0] == 200 and language_of(a[2]) == "ko" for a in answers)
+    assert all("Set-Cookie" not in a[1] for a in answers)
+
+    # Readers of the other language, with the page above in the proxy: each gets their own.
+    for headers, language in [
+        ({}, "en"),
+        ({"Accept-Language": "en-US,en;q=0.9"}, "en"),
+        ({"Cookie": "incidentlib_language=en"}, "en"),
+        ({"Cookie": "incidentlib_language=en", "Accept-Language": "ko"}, "en"),
+        ({"Accept-Language": "ko-KR,ko;q=0.9"}, "ko"),
+        (korean_cookie, "ko"),
+    ]:
+        for _ in range(2):
+            status, answer_headers, body = get(page, headers=headers)
+            assert status == 200 and language_of(body) == language, headers
+        assert answer_headers["X-Proxy-Cache"] == "HIT", headers
+        status, answer_headers, body = get(page + "?lang=en", headers=headers)
+        assert status == 200 and language_of(body) == "en", headers
+
+    # The one answer that remembers a new language (Set-Cookie) is not kept; it is Korean.
+    switching = {"Cookie": "incidentlib_language=en"}
+    for _ in range(2):
+        status, headers, body = get(page + "?lang=ko", headers=switching)
+        assert status == 200 and language_of(body) == "ko"
+        assert "incidentlib_language=ko" in headers["Set-Cookie"]
         assert headers["X-Proxy-Cache"] != "HIT"
+
+
+def test_readers_of_an_answer_the_proxy_cannot_keep_do_not_queue_behind_its_lock(stack):
+    """Ten readers at once of a page whose answer sets a cookie: nginx's cache lock lets one
+    through and, the answer not kept, the others one by one; none waits long for it."""
+    page = stack.base + "/cases/IL-0137?lang=ko"
+    switching = {"Cookie": "incidentlib_language=en"}
+    assert get(page, headers=switching)[0] == 200  # the app's own cache holds the page
+
+    def timed(_):
+        started = time.monotonic()
+        status, headers, _body = get(page, headers=switching)
+        return status, "Set-Cookie" in headers, time.monotonic() - started
+
+    with ThreadPoolExecutor(10) as pool:
+        answers = list(pool.map(timed, range(10)))
+    assert all(status == 200 and cookie for status, cookie, _took in answers)
+    assert max(took for _s, _c, took in answers) < 2.5, answers
 
 
 def test_the_request_id_of_the_client_reaches_the_app(stack):

@@ -58,6 +58,7 @@ def test_the_case_list_runs_seven_queries(client, library, django_assert_max_num
         "/cases/?components=component-1&year_from=2003&page=1&lang=ko",
         "/taxonomy/components/component-2/",
         "/cases/?fix=fix-1&fix=fix-3&severity=high",
+        "/cases/?detected_after=1h-4h&resolved_after=unknown&severity=high",
         "/taxonomy/fix/fix-2/",
     ]:
         with django_assert_max_num_queries(7):

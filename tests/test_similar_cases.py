@@ -6,7 +6,7 @@ import re
 import pytest
 
 from cases.discover.similar import similar_cases
-from cases.models import Case
+from cases.models import Case, Term
 
 from .library import plain_case, store
 
@@ -98,3 +98,38 @@ def test_the_case_page_with_similar_cases_runs_ten_queries(
     for url in ["/cases/S-0", "/cases/S-1?lang=ko", "/cases/X-1"]:
         with django_assert_max_num_queries(10):
             assert client.get(url).status_code == 200
+
+
+@pytest.fixture
+def fix_library(tmp_path):
+    """Every case alike in its tags; F-0 and F-2 alone tuned readahead, F-1 rolled back."""
+    from django.db import connection
+
+    Term.objects.create(facet="fix", slug="tune-readahead", label_en="Tune readahead",
+                        label_ko="리드어헤드 조정", needs_label=False)  # fmt: skip
+
+    def steps(kind):
+        return [{"text": {"en": "Fixed it", "ko": None}, "kind": kind}]
+
+    store(
+        tmp_path,
+        plain_case("F-0", symptoms=["common"], remediation=steps("tune-readahead")),
+        plain_case("F-1", symptoms=["common"], remediation=steps("roll-back")),
+        plain_case("F-2", symptoms=["common"], remediation=steps("tune-readahead")),
+        *[plain_case(f"C-{n}", symptoms=["common"]) for n in range(8)],
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE cases_case")
+
+
+def test_the_kind_of_fix_counts_among_what_makes_cases_similar(client, fix_library):
+    # Without its kind of fix, F-2 would be one of eleven alike cases, after C-0 to C-7 by id.
+    ids, section = shown_similar(client.get("/cases/F-0").content.decode())
+    assert ids[0] == "F-2"
+    assert (
+        "same symptoms:" in section and "same kind of fix: <span>Tune readahead</span>" in section
+    )
+    korean = client.get("/cases/F-0?lang=ko").content.decode()
+    assert "같은 조치 유형: <span>리드어헤드 조정</span>" in korean
+    case = Case.objects.for_page().get(id="F-0")
+    assert [found.case.id for found in similar_cases(case)][0] == "F-2"

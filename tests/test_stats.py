@@ -22,8 +22,18 @@ def library(tmp_path):
         case["timeline"] = {"detected_after": detected, "resolved_after": resolved}
     for case in cases[:2]:
         case["org"] = '<script>alert("org")</script>'
+    # Kinds of fix: A-1 rolled back (twice), A-2 rolled back and added capacity, A-4 added
+    # capacity, A-5 a step of no kind.
+    kinds = {"A-1": ["roll-back", "roll-back"], "A-2": ["roll-back", "add-capacity"],
+             "A-4": ["add-capacity"], "A-5": [None]}  # fmt: skip
+    for case in cases:
+        case["remediation"] = [
+            {"text": {"en": "A step", "ko": None}, **({"kind": kind} if kind else {})}
+            for kind in kinds.get(case["id"], [])
+        ]
     store(tmp_path, *cases)
     Term.objects.filter(slug="latency").update(label_ko="지연")
+    Term.objects.filter(facet="fix", slug="roll-back").update(label_en="Roll back", label_ko="롤백")
 
 
 def page(client, url, status=200):
@@ -63,6 +73,10 @@ def test_the_numbers_match_direct_counts(client, library):
     assert [detect[bucket] for bucket in buckets] == [2, 1, 1, 0, 1, 0, 1]
     resolve = chart_rows(client, "/stats/", "resolve")
     assert [resolve[bucket] for bucket in buckets] == [0, 1, 1, 0, 1, 1, 2]
+    fixes = chart_rows(client, "/stats/", "fix")
+    for slug, count in fixes.items():
+        assert count == cases.filter(remediation_steps__kind__slug=slug).distinct().count()
+    assert fixes == {"roll-back": 2, "add-capacity": 2}
     orgs = chart_rows(client, "/stats/", "organisations")
     assert orgs == {"acme": 2, "globex": 2, "initech": 2}
 
@@ -89,13 +103,58 @@ def test_bars_link_to_the_cases_they_count(client, library):
     assert re.findall(r'class="case-title" href="/cases/([^"?]+)"', listed) == ["A-5"]
 
 
+def test_a_kind_of_fix_bar_links_to_the_cases_it_counts(client, library):
+    html = page(client, "/stats/?domain=web").content.decode()
+    assert 'href="/taxonomy/fix/roll-back/?domain=web"' in html
+    listed = page(client, "/taxonomy/fix/roll-back/?domain=web").content.decode()
+    assert sorted(re.findall(r'class="case-title" href="/cases/([^"?]+)"', listed)) == [
+        "A-1",
+        "A-2",
+    ]
+    assert chart_rows(client, "/stats/?domain=web", "fix") == {"roll-back": 2, "add-capacity": 1}
+
+
+def duration_links(html, chart):
+    """{bucket: (cases, link)} of the bars of a duration chart."""
+    figure = html[html.index(f'id="chart-{chart}"') :]
+    figure = figure[: figure.index("</svg>")]
+    return {
+        key: (int(count), link.replace("&amp;", "&"))
+        for link, key, count in re.findall(
+            r'<a href="([^"]*_after=([a-z0-9-]+)[^"]*)".*?class="bar-count"[^>]*>(\d+)<',
+            figure,
+            re.S,
+        )
+    }
+
+
+@pytest.mark.parametrize("selection", ["", "?domain=storage&domain=ml", "?year_from=2022&lang=ko"])
+def test_each_duration_bar_links_to_the_cases_it_counts(client, library, selection):
+    html = page(client, f"/stats/{selection}").content.decode()
+    for chart, param in (("detect", "detected_after"), ("resolve", "resolved_after")):
+        bars = duration_links(html, chart)
+        counts = chart_rows(client, f"/stats/{selection}", chart)
+        # Every bar with cases is a link; a bar of none is not.
+        assert bars.keys() == {key for key, cases in counts.items() if cases}, chart
+        for key, (cases, link) in bars.items():
+            assert cases == counts[key] and f"{param}={key}" in link
+            assert link.startswith("/cases/?")
+            listed = re.findall(
+                r'class="case-title" href="/cases/([^"?]+)"', page(client, link).content.decode()
+            )
+            assert len(listed) == cases, (chart, key, link)
+            api = link.replace("/cases/", "/api/cases/", 1).replace("&lang=ko", "")
+            assert page(client, api).json()["total"] == cases
+
+
 def test_the_charts_are_accessible_svg_with_their_numbers(client, library):
     html = page(client, "/stats/").content.decode()
-    assert html.count("<svg") == 8
+    assert html.count("<svg") == 9
     assert (
         '<figure class="chart" id="chart-years"' in html and "<title>Cases per year</title>" in html
     )
-    assert html.count('<details class="chart-numbers">') == 8
+    assert html.count('<details class="chart-numbers">') == 9
+    assert "<title>Cases by kind of fix</title>" in html and 'href="/stats/fix.csv?lang=en"' in html
     assert 'href="/stats/years.csv?lang=en"' in html
     assert "<script>alert" not in html and "&lt;script&gt;alert(&quot;org&quot;)" in html
 
@@ -105,6 +164,8 @@ def test_statistics_in_korean(client, library):
     assert '<html lang="ko">' in html and "통계" in html and "지연" in html
     response = page(client, "/stats/symptoms.csv?lang=ko")
     assert "latency,지연,3" in response.content.decode("utf-8-sig")
+    assert "조치 유형별 사례 수" in html and "롤백" in html
+    assert "roll-back,롤백,2" in page(client, "/stats/fix.csv?lang=ko").content.decode("utf-8-sig")
 
 
 def test_bad_parameters_are_refused(client, library):
@@ -122,8 +183,42 @@ def test_stats_run_a_fixed_number_of_queries(client, library, django_assert_max_
     """Queries: the library's state; the taxonomy terms; the facet counts of the selection (the
     library's, cached, when nothing is chosen); years and durations; with `org`, the
     organisations it names."""
-    for url in ["/stats/", "/stats/?domain=web&q=incident&year_from=2020", "/stats/years.csv"]:
+    for url in [
+        "/stats/",
+        "/stats/?domain=web&q=incident&year_from=2020",
+        "/stats/years.csv",
+        "/stats/?detected_after=1h-4h&fix=roll-back",
+        "/stats/fix.csv?resolved_after=unknown",
+    ]:
         with django_assert_max_num_queries(4):
             page(client, url)
     with django_assert_max_num_queries(5):
         page(client, "/stats/?org=acme&lang=ko")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_stats_and_diagnose_are_cached_and_never_stale_after_a_write(client, library):
+    from cases.models import RemediationStep
+
+    urls = [
+        "/stats/",
+        "/stats/fix.csv",
+        "/diagnose/?symptoms=errors",
+        "/cases/?detected_after=1h-4h",
+    ]
+    for url in urls:
+        assert (page(client, url)["X-Cache"], page(client, url)["X-Cache"]) == ("miss", "hit")
+    # A-3 (errors, detected after 2 h) gets a step rolled back; A-2 is detected after 45 min.
+    RemediationStep.objects.create(
+        case_id="A-3", position=0, text_en="Rolled back",
+        kind=Term.objects.get(facet="fix", slug="roll-back"),
+    )  # fmt: skip
+    Case.objects.filter(id="A-2").update(detected_after="PT3H")
+    assert chart_rows(client, "/stats/", "fix")["roll-back"] == 3
+    diagnosis = page(client, "/diagnose/?symptoms=errors").content.decode()
+    assert re.search(r'fix=roll-back"[^>]*>Roll back</a> <span class="count">2</span>', diagnosis)
+    listed = page(client, "/cases/?detected_after=1h-4h").content.decode()
+    assert sorted(re.findall(r'class="case-title" href="/cases/([^"?]+)"', listed)) == [
+        "A-2",
+        "A-3",
+    ]

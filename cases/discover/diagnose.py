@@ -9,13 +9,15 @@ weigh most). So a case sharing two rare symptoms ranks above one sharing a commo
 of equal score are ordered by how many of the free words they match (each word searched as
 /cases/ searches it, with the GIN index), then newest first, then by id.
 
-Above the results, the root causes most frequent among the matches, with counts; each links
-to this page narrowed to that root cause (`root_cause=`), which lists exactly those cases.
+Above the results, the root causes and the kinds of fix (of the remediation steps) most
+frequent among the matches, with counts; each links to this page narrowed to it
+(`root_cause=`, `fix=`), which lists exactly those cases. (A /cases/ link could not: there
+the chosen symptoms, components and domains would all have to apply, here any of them does.)
 
 Queries, whatever the size of the library: the taxonomy terms (the form, valid slugs); how
 many cases have each chosen term, with the library's size (the weights); the matches
-counted by root cause; one page of them with organisation, severity and root cause; their
-remediation steps.
+counted by root cause and by kind of fix (one pass over their `term_ids`); one page of them
+with organisation, severity and root cause; their remediation steps.
 """
 
 import math
@@ -26,7 +28,7 @@ from django import forms
 from django.conf import settings
 from django.db import connection
 from django.db.models import Case as DbCase
-from django.db.models import Count, F, FloatField, IntegerField, Prefetch, Q, Value, When
+from django.db.models import F, FloatField, IntegerField, Prefetch, Q, Value, When
 from django.http import QueryDict
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
@@ -40,7 +42,10 @@ FORM_FACETS = tuple(FACET_WEIGHTS)
 # Free words read, at most (each is one indexed search).
 MAX_WORDS = 8
 WORD = re.compile(r"\w[\w.'-]*")
-TOP_ROOT_CAUSES = 5
+# Root causes and kinds of fix shown above the results, at most (each).
+TOP_TERMS = 5
+# The facets of the summary above the results, each a parameter narrowing the matches.
+SUMMARY_FACETS = (Facet.ROOT_CAUSE, Facet.FIX)
 
 
 class DiagnoseForm(forms.Form):
@@ -55,14 +60,15 @@ class DiagnoseForm(forms.Form):
     )
     q = forms.CharField(label=_("Words"), required=False, max_length=search.MAX_QUERY_LENGTH)
     root_cause = forms.ChoiceField(label=Facet.ROOT_CAUSE.label, required=False)
+    fix = forms.ChoiceField(label=Facet.FIX.label, required=False)
     page = forms.IntegerField(required=False, min_value=1, max_value=10**6)
 
     def __init__(self, data, *, terms):
         super().__init__(data)
         self.terms = terms
-        for facet in (*FORM_FACETS, Facet.ROOT_CAUSE):
+        for facet in (*FORM_FACETS, *SUMMARY_FACETS):
             choices = [(term.slug, term.label_en) for term in terms.of(facet)]
-            if facet == Facet.ROOT_CAUSE:
+            if facet in SUMMARY_FACETS:
                 choices = [("", ""), *choices]
             self.fields[facet].choices = choices
 
@@ -88,7 +94,7 @@ class Result:
 
 
 @dataclass
-class RootCauseCount:
+class TermCount:
     term: object
     count: int
     url: str
@@ -104,6 +110,7 @@ class Diagnosis:
         self.results = []
         self.total = 0
         self.root_causes = []
+        self.fixes = []
         self.page_number = 1
         self.pages = 0
         self.weights = {}
@@ -120,9 +127,16 @@ class Diagnosis:
         """Whether the reader has asked anything (a term or a word)."""
         return bool(self.chosen or self.form.words)
 
+    def chosen_in(self, facet):
+        """The term chosen to narrow the matches by a facet of the summary, or None."""
+        slug = self.form.cleaned_data.get(facet)
+        return self.terms.get(facet, slug) if slug else None
+
     def chosen_root_cause(self):
-        slug = self.form.cleaned_data.get("root_cause")
-        return self.terms.get(Facet.ROOT_CAUSE, slug) if slug else None
+        return self.chosen_in(Facet.ROOT_CAUSE)
+
+    def chosen_fix(self):
+        return self.chosen_in(Facet.FIX)
 
     # The queries ---------------------------------------------------------------------------
 
@@ -157,10 +171,27 @@ class Diagnosis:
             cases = cases.filter(
                 Q(*[search.condition(word) for word in self.form.words], _connector=Q.OR)
             )
-        root_cause = self.chosen_root_cause()
-        if root_cause:
-            cases = cases.filter(root_cause=root_cause)
+        for facet in SUMMARY_FACETS:
+            term = self.chosen_in(facet)
+            if term:
+                cases = cases.filter(term_ids__contains=[term.id])
         return cases
+
+    def _summary_counts(self, matches):
+        """{term id: matching cases} for the root causes and kinds of fix (one query)."""
+        summary_ids = [term.id for facet in SUMMARY_FACETS for term in self.terms.of(facet)]
+        matches_sql, params = matches.order_by().values("term_ids").query.sql_with_params()
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"""
+                SELECT term_id, count(*)
+                  FROM ({matches_sql}) AS matches, unnest(matches.term_ids) AS term_id
+                 WHERE term_id = ANY(%s::integer[])
+                 GROUP BY term_id
+                """,
+                [*params, summary_ids],
+            )
+            return dict(cursor.fetchall())
 
     def _ranked(self, matches):
         score = sum(
@@ -200,15 +231,11 @@ class Diagnosis:
             return True
         self.weights = self._term_weights()
         matches = self._matches()
-        by_root_cause = (
-            matches.order_by()
-            .values("root_cause_id")
-            .annotate(cases=Count("id"))
-            .values_list("root_cause_id", "cases")
-        )
-        counts = dict(by_root_cause)
-        self.total = sum(counts.values())
-        self.root_causes = self._root_cause_counts(counts)
+        counts = self._summary_counts(matches)
+        # Every case has one root cause, among its term ids.
+        self.total = sum(counts.get(term.id, 0) for term in self.terms.of(Facet.ROOT_CAUSE))
+        self.root_causes = self._term_counts(Facet.ROOT_CAUSE, counts)
+        self.fixes = self._term_counts(Facet.FIX, counts)
         page_size = settings.INCIDENTLIB_PAGE_SIZE
         self.pages = math.ceil(self.total / page_size)
         self.page_number = self.form.cleaned_data.get("page") or 1
@@ -242,17 +269,14 @@ class Diagnosis:
         ]
         return True
 
-    def _root_cause_counts(self, counts):
-        chosen = self.chosen_root_cause()
-        found = [
-            (self.terms.by_id[term_id], cases)
-            for term_id, cases in counts.items()
-            if term_id in self.terms.by_id
-        ]
+    def _term_counts(self, facet, counts):
+        """The terms of `facet` most frequent among the matches, each with its link."""
+        chosen = self.chosen_in(facet)
+        found = [(term, counts[term.id]) for term in self.terms.of(facet) if counts.get(term.id)]
         found.sort(key=lambda pair: (-pair[1], pair[0].slug))
         return [
-            RootCauseCount(term, cases, self.url_with(root_cause=term.slug), term == chosen)
-            for term, cases in found[:TOP_ROOT_CAUSES]
+            TermCount(term, cases, self.url_with(**{facet.value: term.slug}), term == chosen)
+            for term, cases in found[:TOP_TERMS]
         ]
 
     # Links ---------------------------------------------------------------------------------
@@ -278,7 +302,13 @@ class Diagnosis:
 
     @property
     def without_root_cause_url(self):
-        return self.url_with(root_cause=None)
+        """This page without its root cause, if one is chosen."""
+        return self.url_with(root_cause=None) if self.chosen_root_cause() else ""
+
+    @property
+    def without_fix_url(self):
+        """This page without its kind of fix, if one is chosen."""
+        return self.url_with(fix=None) if self.chosen_fix() else ""
 
     @property
     def previous_url(self):

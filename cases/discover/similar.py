@@ -2,7 +2,8 @@
 of its title and summary, for "Similar cases" on the case page. One query, however large the
 library.
 
-How informative a term is: its inverse document frequency, ln(N / cases having it), as
+The terms are its tags, its root cause and the kinds of fix of its remediation steps (all in
+`term_ids`). How informative a term is: its inverse document frequency, ln(N / cases having it), as
 PostgreSQL's statistics of the `term_ids` column estimate it (one catalog read, however large
 the library; without statistics, every term weighs the same), times a weight for its facet
 (severity says little about what happened, and is left out). Reading
@@ -26,6 +27,7 @@ from cases.models import Case, Facet
 FACET_WEIGHTS = {
     Facet.SYMPTOMS: 1.5,
     Facet.ROOT_CAUSE: 1.2,
+    Facet.FIX: 1.0,
     Facet.COMPONENTS: 1.0,
     Facet.CONTRIBUTING: 0.8,
     Facet.DOMAIN: 0.6,
@@ -42,6 +44,7 @@ class SimilarCase:
     score: float
     shared_symptoms: list  # the symptom terms both have, most informative first
     shared_terms: list  # every term both have, most informative first
+    shared_fixes: list  # the kinds of fix both have, most informative first
 
 
 def _words_sql(alias):
@@ -57,6 +60,8 @@ def similar_cases(case, exclude_ids=(), limit=SIMILAR_CASES):
     """The cases most like `case` (loaded for its page: its tags prefetched), best first."""
     terms = {link.term.id: link.term for link in case.case_terms.all()}
     terms[case.root_cause.id] = case.root_cause
+    # The kinds of fix of its remediation steps (prefetched with the case, as its terms are).
+    terms.update({step.kind.id: step.kind for step in case.remediation_steps.all() if step.kind})
     weighted = [
         (term.id, FACET_WEIGHTS[term.facet])
         for term in terms.values()
@@ -151,6 +156,7 @@ def similar_cases(case, exclude_ids=(), limit=SIMILAR_CASES):
                 score=score,
                 shared_symptoms=[t for t in shared if t.facet == Facet.SYMPTOMS],
                 shared_terms=shared,
+                shared_fixes=[t for t in shared if t.facet == Facet.FIX],
             )
         )
     return found

@@ -4,13 +4,13 @@ Two queries besides the taxonomy terms, whatever the size of the library: the fa
 of cases/listing/counts.py over the selection (each term's and organisation's number of
 cases, in one pass over `term_ids`; for the whole library, the cached library counts), and
 one pass grouping the cases by year and by how long they took to detect and to resolve
-(`detected_after` and `resolved_after` are ISO 8601 durations, which PostgreSQL reads as
-intervals; each is put in one of a few buckets in SQL).
+(the seconds the database keeps of `detected_after` and `resolved_after`, each put in one of
+the buckets of cases/durations.py in SQL).
 
-Each bar links to the cases it counts: a year to /cases/ with that year, a term to its
-term page with the selection (a term page narrows its own cases by the query string, so it
-shows the selection's cases having the term), an organisation to its page likewise. The
-duration buckets have no /cases/ parameter: their bars are not links.
+Each bar links to the cases it counts: a year to /cases/ with that year, a duration bucket to
+/cases/ with that bucket (`?detected_after=1h-4h`, the same edges), a term to its term page
+with the selection (a term page narrows its own cases by the query string, so it shows the
+selection's cases having the term), an organisation to its page likewise.
 """
 
 import csv
@@ -21,25 +21,13 @@ from django.db import connection
 from django.http import QueryDict
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
 
+from cases.durations import DURATION_BUCKETS, UNKNOWN_BUCKET, UNKNOWN_LABEL
 from cases.listing.counts import count_facets, library_counts
 from cases.listing.links import url_with
 from cases.listing.selection import CaseFilter
 from cases.models import Case, Facet
 
-# Bucket edges for the times to detect and to resolve, in seconds: 15 min, 1 h, 4 h, 1 day,
-# 1 week.
-DURATION_EDGES = (900, 3600, 14400, 86400, 604800)
-DURATION_BUCKETS = (
-    ("under-15m", _("under 15 minutes")),
-    ("15m-1h", _("15 minutes to 1 hour")),
-    ("1h-4h", _("1 to 4 hours")),
-    ("4h-1d", _("4 hours to 1 day")),
-    ("1d-1w", _("1 day to 1 week")),
-    ("over-1w", _("over a week")),
-)
-UNKNOWN_BUCKET = ("unknown", pgettext_lazy("duration", "not known"))
 SEVERITY_ORDER = ("critical", "high", "medium", "low", "unknown")
 # Bars of the charts that would otherwise be long (the rest are in the CSV).
 MOST_TERMS = 12
@@ -155,8 +143,9 @@ class Statistics:
             self._term_chart(counts, Facet.ROOT_CAUSE, _("Cases by root cause")),
             self._term_chart(counts, Facet.SYMPTOMS, _("Cases by symptom")),
             self._term_chart(counts, Facet.COMPONENTS, _("Cases by component")),
-            self._duration_chart("detect", _("Time to detect"), detect),
-            self._duration_chart("resolve", _("Time to resolve"), resolve),
+            self._term_chart(counts, Facet.FIX, _("Cases by kind of fix")),
+            self._duration_chart("detect", "detected_after", _("Time to detect"), detect),
+            self._duration_chart("resolve", "resolved_after", _("Time to resolve"), resolve),
             self._organisation_chart(counts),
         ]
         for chart in self.charts:
@@ -166,16 +155,15 @@ class Statistics:
     def _by_year_and_duration(self, selected):
         """{year: cases}, {bucket: cases} to detect and to resolve, in one pass."""
         cases_sql, params = selected.values(
-            "date", "detected_after", "resolved_after"
+            "date", "detected_seconds", "resolved_seconds"
         ).query.sql_with_params()
-        edges = f"ARRAY[{','.join(str(edge) for edge in DURATION_EDGES)}]::numeric[]"
-
-        def bucket(column):
-            return f"width_bucket(extract(epoch FROM cases.{column}::interval), {edges})"
-
+        # Each bucket's lower edge: width_bucket gives 0 below the first, i from the i-th on.
+        edges = [start for _key, _label, start, _end in DURATION_BUCKETS[1:]]
+        edges_sql = f"ARRAY[{','.join(str(edge) for edge in edges)}]::float8[]"
         sql = f"""
-            SELECT extract(year FROM cases.date)::integer, {bucket("detected_after")},
-                   {bucket("resolved_after")}, count(*)
+            SELECT extract(year FROM cases.date)::integer,
+                   width_bucket(cases.detected_seconds, {edges_sql}),
+                   width_bucket(cases.resolved_seconds, {edges_sql}), count(*)
               FROM ({cases_sql}) AS cases
              GROUP BY 1, 2, 3
         """
@@ -229,19 +217,23 @@ class Statistics:
         chart.bars = bars[:MOST_TERMS]
         return chart
 
-    def _duration_chart(self, slug, title, buckets):
+    def _duration_chart(self, slug, param, title, buckets):
         chart = Chart(
             slug,
             title,
             _("How long the cases of the selection took, from the durations they give."),
         )
         chart.key_name, chart.key_label = "duration", _("Duration")
-        for index, (key, label) in enumerate(DURATION_BUCKETS):
-            # width_bucket gives 0 below the first edge, len(edges) at or above the last.
-            chart.bars.append(Bar(key, label, buckets.get(index, 0)))
+
+        def bar(key, label, cases):
+            params = self.selection_params(leave_out=(param,))
+            params[param] = key
+            return Bar(key, label, cases, url_with(reverse("cases:list"), params) if cases else "")
+
+        for index, (key, label, _start, _end) in enumerate(DURATION_BUCKETS):
+            chart.bars.append(bar(key, label, buckets.get(index, 0)))
         if buckets.get(None):
-            key, label = UNKNOWN_BUCKET
-            chart.bars.append(Bar(key, label, buckets[None]))
+            chart.bars.append(bar(UNKNOWN_BUCKET, UNKNOWN_LABEL, buckets[None]))
         return chart
 
     def _organisation_chart(self, counts):
@@ -277,6 +269,7 @@ CHART_SLUGS = (
     "root_cause",
     "symptoms",
     "components",
+    "fix",
     "detect",
     "resolve",
     "organisations",

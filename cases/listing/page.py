@@ -14,10 +14,17 @@ from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from cases.durations import BUCKET_CHOICES
 from cases.languages import content_language
 from cases.listing.links import ListingLinks
 from cases.listing.query import ListingQuery
-from cases.listing.selection import FACET_PARAMS, MULTIPLE_PARAMS, REVIEW_STATES, TERM_PARAMS
+from cases.listing.selection import (
+    DURATION_PARAMS,
+    FACET_PARAMS,
+    MULTIPLE_PARAMS,
+    REVIEW_STATES,
+    TERM_PARAMS,
+)
 from cases.models import Facet, Term
 
 # Organisations listed in the sidebar (the rest are one click away on /orgs/).
@@ -34,9 +41,11 @@ PARAM_LABELS = {
     "year_from": _("From year"),
     "year_to": _("To year"),
     "updated_since": _("Updated since"),
+    "detected_after": _("Time to detect"),
+    "resolved_after": _("Time to resolve"),
 }
 # The order chips are shown in.
-CHIP_PARAMS = ("q", *FACET_PARAMS, "year_from", "year_to", "updated_since")
+CHIP_PARAMS = ("q", *FACET_PARAMS, "year_from", "year_to", "updated_since", *DURATION_PARAMS)
 
 
 @dataclass
@@ -172,6 +181,8 @@ class CaseListing:
             return dict(REVIEW_STATES)[value]
         if param == "updated_since":
             return value.isoformat()
+        if param in DURATION_PARAMS:
+            return dict(BUCKET_CHOICES)[value]
         return value
 
     def _facet_value(self, param, value, label, chosen):

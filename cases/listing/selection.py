@@ -9,6 +9,8 @@ parameters through `CaseFilter`:
 - `org`: slugs of organisations with a public case, likewise; `reviewed`: `yes` or `no`;
 - `year_from`, `year_to`: the case's year, inclusive; `updated_since`: an ISO 8601 time, the
   cases the library changed since (`changed_at`, the server's time of each write);
+- `detected_after`, `resolved_after`: a bucket of the time to detect or to resolve
+  (`1h-4h`, `over-1w`, `unknown`: cases/durations.py), the buckets of /stats/'s charts;
 - `q`: words to search for (cases/listing/search.py); `sort`: `relevance`, `date` or `updated`,
   newest first (by default relevance when searching, else date; with `updated_since` and no
   `sort`, the latest change by the library first: a case changed while a sync pages through
@@ -25,6 +27,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from cases.durations import BUCKET_CHOICES, bucket_condition
 from cases.models import Case, Facet, Organisation, Term, validate_slug
 
 from . import search
@@ -34,6 +37,8 @@ TERM_PARAMS = tuple(Facet.values)
 FACET_PARAMS = (*TERM_PARAMS, "org", "reviewed")
 # Parameters a reader can choose several values of (a case matching any of them).
 MULTIPLE_PARAMS = (*TERM_PARAMS, "org")
+# Parameters choosing a bucket of a duration: {parameter: the case's column of its seconds}.
+DURATION_PARAMS = {"detected_after": "detected_seconds", "resolved_after": "resolved_seconds"}
 
 
 SORTS = [
@@ -127,6 +132,8 @@ class CaseFilter(django_filters.FilterSet):
     year_from = YearFilter(label=_("From year"), min_value=1, max_value=9999)
     year_to = YearFilter(label=_("To year"), min_value=1, max_value=9999)
     updated_since = django_filters.IsoDateTimeFilter(label=_("Updated since"))
+    detected_after = django_filters.ChoiceFilter(label=_("Time to detect"), choices=BUCKET_CHOICES)
+    resolved_after = django_filters.ChoiceFilter(label=_("Time to resolve"), choices=BUCKET_CHOICES)
     sort = django_filters.ChoiceFilter(label=_("Sort by"), choices=SORTS)
 
     class Meta:
@@ -188,6 +195,9 @@ class CaseFilter(django_filters.FilterSet):
             # The library's own time of the write, not updated_at: an import keeps the
             # updated_at its file gives, and a copy kept in sync must still learn of it.
             conditions["updated_since"] = Q(changed_at__gte=selection["updated_since"])
+        for param, seconds_column in DURATION_PARAMS.items():
+            if param in selection:
+                conditions[param] = bucket_condition(seconds_column, selection[param])
         return conditions
 
     def narrow(self, cases):
