@@ -24,6 +24,7 @@ from django.utils.translation import get_language, gettext_lazy, gettext_noop, n
 from django.utils.translation import gettext as _
 
 from cases import translations
+from cases.caching import cached_value
 from cases.exchange.format import format_timestamp
 from cases.models import (
     LIST_FACETS,
@@ -46,6 +47,7 @@ from cases.review.forms import (
     MultilineTextField,
     OrderedItemForm,
     OrderedItemFormSet,
+    offer_still_correct,
 )
 
 # The change form's sections, in the order the case page reads.
@@ -55,24 +57,38 @@ WHY = gettext_lazy("Why")
 FIX_AND_LESSONS = gettext_lazy("Fix and lessons")
 SOURCES = gettext_lazy("Sources")
 REVIEW = gettext_lazy("Review")
-TRANSLATIONS = gettext_lazy("Translations")
 
 admin.site.site_header = admin.site.site_title = "incidentlib"
 
 
-def _index_with_terms_needing_labels(index):
-    """The admin index, saying how many taxonomy terms need a label (templates/admin/index.html)."""
+def translation_queue_counts(request=None):
+    """{'stale': cases, 'missing': cases, 'terms_needing_labels': terms}, as the admin index
+    shows them: computed once per library generation (cases/caching.py), since the stale
+    condition hashes every English text of the library, and any write to a case or a term
+    gives a new generation."""
 
-    def index_view(request, extra_context=None):
-        count = Term.objects.filter(TERMS_NEEDING_LABELS["missing"]).count()
+    def compute():
         counts = Case.objects.aggregate(
             stale=Count("pk", filter=TRANSLATION_STATES[translations.STALE]),
             missing=Count("pk", filter=TRANSLATION_STATES[translations.MISSING]),
         )
+        counts["terms_needing_labels"] = Term.objects.filter(
+            TERMS_NEEDING_LABELS["missing"]
+        ).count()
+        return counts
+
+    return cached_value("admin-translation-queue", compute, request)
+
+
+def _index_with_terms_needing_labels(index):
+    """The admin index, with the translation queue's counts (templates/admin/index.html)."""
+
+    def index_view(request, extra_context=None):
+        counts = translation_queue_counts(request)
         return index(
             request,
             {
-                "terms_needing_labels": count,
+                "terms_needing_labels": counts["terms_needing_labels"],
                 "translation_counts": counts,
                 **(extra_context or {}),
             },
@@ -95,6 +111,9 @@ class LibraryAdmin(admin.ModelAdmin):
     show_facets = admin.ShowFacets.ALWAYS
     formfield_overrides = {models.TextField: {"form_class": MultilineTextField}}
     short_texts = ()  # text fields shown two rows high; the others are six
+
+    class Media:
+        css = {"all": ("cases/admin.css",)}
 
     def get_readonly_fields(self, request, obj=None):
         readonly = tuple(super().get_readonly_fields(request, obj))
@@ -306,6 +325,7 @@ class NamedRowsFormSet(OrderedItemFormSet):
     """
 
     item_name = ""  # the inline's verbose_name, set by OrderedInline.get_formset
+    list_name = None  # a list of bilingual texts ("remediation"): each row's own "still correct"
 
     def add_fields(self, form, index):
         super().add_fields(form, index)
@@ -322,6 +342,13 @@ class NamedRowsFormSet(OrderedItemFormSet):
                     "column": capfirst(field.label),
                     "row": row,
                 }
+        if self.list_name and form.instance.pk is not None and "text_ko" in form.fields:
+            item = form.instance
+            key = translations.item_key(self.list_name, item.position)
+            text = translations.text_state(
+                self.instance.translations, key, item.text_en, item.text_ko
+            )
+            offer_still_correct(form.fields["text_ko"], text, self)
 
 
 class OrderedInline(admin.TabularInline):
@@ -329,13 +356,16 @@ class OrderedInline(admin.TabularInline):
 
     form = OrderedItemForm
     formset = NamedRowsFormSet
+    template = "admin/cases/edit_inline/tabular.html"
     formfield_overrides = LibraryAdmin.formfield_overrides
     extra = 1
     section = None
+    list_name = None  # for the lists of bilingual texts: their name in cases/translations.py
 
     def get_formset(self, request, obj=None, **kwargs):
         formset = super().get_formset(request, obj, **kwargs)  # a class made for this request
         formset.item_name = self.verbose_name
+        formset.list_name = self.list_name
         return formset
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
@@ -362,6 +392,7 @@ class RemediationInline(OrderedInline):
     model = RemediationStep
     fields = ("order", "text_en", "text_ko", "kind")
     section = FIX_AND_LESSONS
+    list_name = "remediation"
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         if db_field.name == "kind":
@@ -374,6 +405,7 @@ class ActionItemInline(OrderedInline):
     model = ActionItem
     fields = ("order", "text_en", "text_ko")
     section = FIX_AND_LESSONS
+    list_name = "action_items"
 
 
 class SourceInline(OrderedInline):
@@ -428,7 +460,6 @@ class CaseAdmin(LibraryAdmin):
     change_form_template = "admin/cases/case/change_form.html"
 
     class Media:
-        css = {"all": ("cases/admin.css",)}
         js = ("cases/admin.js",)
 
     def get_fieldsets(self, request, obj=None):
@@ -465,7 +496,6 @@ class CaseAdmin(LibraryAdmin):
             (WHY, {"fields": ["root_cause", "recurrence_of"]}),
             (FIX_AND_LESSONS, {"fields": [("lessons_en", "lessons_ko")]}),
             (SOURCES, {"fields": ["docs"]}),
-            *([(TRANSLATIONS, {"fields": ["still_correct"]})] if obj is not None else []),
             (REVIEW, {"fields": review_fields}),
         ]
 

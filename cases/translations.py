@@ -164,6 +164,36 @@ def after_edit(translations, edits, at):
     return result
 
 
+def exchange_texts(case):
+    """{key: (english, korean)} of every bilingual text of a case in the exchange format."""
+    texts = {name: (case[name]["en"], case[name]["ko"]) for name in CASE_FIELDS}
+    for list_name, _related_name in LISTS:
+        for position, item in enumerate(case[list_name]):
+            texts[item_key(list_name, position)] = (item["text"]["en"], item["text"]["ko"])
+    return texts
+
+
+def dated_by_import(stored, data, at):
+    """The exchange case `data` an import writes over `stored` (both in the exchange format),
+    with the date its stale Korean texts need: a record the file leaves undated gets, when the
+    import changes the text's English, `at` as its `english_at`; when the English stays, the
+    date already stored (so that importing an export again changes nothing)."""
+    records = data.get("translations") or {}
+    before_texts, before_records = exchange_texts(stored), stored.get("translations") or {}
+    dated = {}
+    for key, (english, korean) in exchange_texts(data).items():
+        record = records.get(key)
+        if not record or "english_at" in record or state(record, english, korean) != STALE:
+            continue
+        english_before = before_texts.get(key, (None, None))[0]
+        before = before_records.get(key) or {}
+        if (english_before or "") != (english or ""):
+            dated[key] = {**record, "english_at": at}
+        elif before.get("source") == record["source"] and before.get("english_at"):
+            dated[key] = {**record, "english_at": before["english_at"]}
+    return {**data, "translations": {**records, **dated}} if dated else data
+
+
 # The queue's SQL ----------------------------------------------------------------------
 
 

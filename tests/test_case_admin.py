@@ -174,7 +174,6 @@ def test_the_form_reads_like_the_case_page(client, library, reviewer):
         "Sources",
         "Cited sources",
         "Related cases",
-        "Translations",
         "Review",
     ]
 

@@ -5,15 +5,17 @@ pages, the side-by-side view, the JSON and the queue.
 """
 
 import json
+import re
 
 import pytest
 from django.contrib.admin.models import LogEntry
 from django.db.models import Q
+from django.utils import timezone
 
 from cases import translations
-from cases.admin import TRANSLATION_STATES
-from cases.exchange.format import same_case
-from cases.models import Case
+from cases.admin import TRANSLATION_STATES, translation_queue_counts
+from cases.exchange.format import parse_timestamp, same_case
+from cases.models import Case, Term
 from cases.translations import CURRENT, MISSING, STALE, source_hash
 
 from .conftest import (
@@ -135,13 +137,66 @@ def test_ticking_still_correct_makes_it_current_again_and_the_history_says_so(
     assert "Lessons" in last.get_change_message()
 
 
-def test_the_change_form_offers_still_correct_with_each_text_s_state(client, translated, editor):
+def still_correct_box(html, textarea_name):
+    """The state and "still correct" box shown under a Korean textarea, or None."""
+    found = re.search(
+        rf'<textarea name="{re.escape(textarea_name)}"[^>]*>.*?</textarea>\s*'
+        r'(<p class="still-correct[^"]*">.*?</p>)?',
+        html,
+        re.S,
+    )
+    assert found, textarea_name
+    return found[1]
+
+
+def test_each_korean_text_has_its_own_state_and_still_correct_box(client, translated, editor):
     logged_in(client, editor)
-    save_admin(client, "IL-0137", detection_en="Noticed differently.")
+    save_admin(
+        client,
+        "IL-0137",
+        detection_en="Noticed differently.",
+        **{"remediation_steps-1-text_en": "A second step, rewritten."},
+    )
     html = client.get(change_url("IL-0137")).content.decode()
-    assert 'name="still_correct" value="detection"' in html
-    assert "How it was noticed (stale)" in html
-    assert "What happened (current)" in html
+    detection = still_correct_box(html, "detection_ko")
+    today = timezone.now().date().isoformat()
+    assert f"Stale: the English changed on {today}." in detection
+    assert 'name="still_correct" value="detection"' in detection
+    assert "Korean still correct: How it was noticed" in detection
+    summary = still_correct_box(html, "summary_ko")
+    assert "Current." in summary and 'value="summary"' in summary
+    # Each step's box is in its own row, under its Korean.
+    step = still_correct_box(html, "remediation_steps-1-text_ko")
+    assert 'value="remediation[1]"' in step and "Stale" in step
+    assert "What fixed it, step 2" in step
+    assert "Current." in still_correct_box(html, "remediation_steps-0-text_ko")
+    # A new row has none; nor the English.
+    assert still_correct_box(html, "remediation_steps-3-text_ko") is None
+    assert still_correct_box(html, "detection_en") is None
+
+
+def test_a_korean_page_of_the_admin_says_the_state_in_korean(client, translated, editor):
+    logged_in(client, editor)
+    save_admin(client, "IL-0137", lessons_en="Lessons, reworded.")
+    html = client.get(change_url("IL-0137"), HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    lessons = still_correct_box(html, "lessons_ko")
+    assert "Stale" not in lessons and "Korean still correct" not in lessons
+    assert 'value="lessons"' in lessons
+
+
+def test_ticking_a_step_s_own_box_makes_it_current_and_the_history_says_so(
+    client, translated, editor
+):
+    logged_in(client, editor)
+    save_admin(client, "IL-0137", **{"remediation_steps-1-text_en": "A second step, rewritten."})
+    assert states("IL-0137")["remediation[1]"] == STALE
+    save_admin(client, "IL-0137", still_correct=["remediation[1]"])
+    assert states("IL-0137")["remediation[1]"] == CURRENT
+    last = LogEntry.objects.order_by("-id").first()
+    assert "Korean still correct" in last.get_change_message()
+    assert "What fixed it, step 2" in last.get_change_message()
+    history = client.get("/admin/cases/case/IL-0137/history/").content.decode()
+    assert "What fixed it, step 2" in history
 
 
 def test_a_remediation_step_edited_makes_its_korean_stale(client, translated, editor):
@@ -180,6 +235,34 @@ def test_an_import_with_changed_english_marks_the_field_stale(db, tmp_path, tran
     case["summary"]["en"] = "The summary, corrected in a file."
     import_cases(write_json(tmp_path / "again.json", case))
     assert states("IL-0137")["summary"] == STALE
+
+
+def test_an_import_that_changes_the_english_dates_the_stale_mark(client, tmp_path, translated):
+    case = exported("IL-0137")
+    case["summary"]["en"] = "The summary, corrected in a file."
+    before = timezone.now()
+    import_cases(write_json(tmp_path / "again.json", case))
+    english_at = recorded("IL-0137", "summary")["english_at"]
+    assert before <= parse_timestamp(english_at) <= timezone.now()
+    html = client.get("/cases/IL-0137?lang=ko").content.decode()
+    assert f"{STALE_NOTE_KO} ({english_at[:10]})" in html
+    # The title's English did not change: nothing dated.
+    assert "english_at" not in recorded("IL-0137", "title")
+    # Its export imported again changes nothing, the date included; the same file again
+    # (the English as stored now, no date in it) keeps the date it has.
+    version = Case.objects.get(id="IL-0137").version
+    import_cases(write_json(tmp_path / "export.json", exported("IL-0137")))
+    import_cases(write_json(tmp_path / "again.json", case))
+    assert Case.objects.get(id="IL-0137").version == version
+    assert recorded("IL-0137", "summary")["english_at"] == english_at
+
+
+def test_an_import_keeps_the_date_its_file_gives(db, tmp_path, translated):
+    case = exported("IL-0137")
+    case["summary"]["en"] = "The summary, corrected in a file."
+    case["translations"]["summary"]["english_at"] = "2026-12-01T09:00:00Z"
+    import_cases(write_json(tmp_path / "again.json", case))
+    assert recorded("IL-0137", "summary")["english_at"] == "2026-12-01T09:00:00Z"
 
 
 def test_a_file_without_the_member_imports_as_not_known(db, tmp_path, translated):
@@ -390,6 +473,36 @@ def test_the_admin_filter_lists_the_queue_oldest_change_first(client, queue, edi
     assert "/admin/cases/case/Q-1/change/" not in html
     assert "stale: What fixed it, step 1" in html
     assert "missing: Action item 1" in html
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_queue_s_counts_are_direct_counts_kept_until_a_write(
+    client, queue, editor, django_assert_num_queries
+):
+    found = direct_counts()
+    needing_labels = Term.objects.filter(Q(needs_label=True) | Q(label_ko="")).count()
+    expected = {
+        STALE: len(found[STALE]),
+        MISSING: len(found[MISSING]),
+        "terms_needing_labels": needing_labels,
+    }
+    assert (
+        translation_queue_counts()
+        == expected
+        == {
+            STALE: 2,
+            MISSING: 2,
+            "terms_needing_labels": needing_labels,
+        }
+    )
+    with django_assert_num_queries(1):  # the library's state: the counts come from the cache
+        assert translation_queue_counts() == expected
+    # A write (committed: the library's generation changes) is counted at once.
+    Case.objects.filter(id="Q-1").update(summary_en="The English, changed in SQL.")
+    Case.objects.filter(id="Q-1").update(translations={"summary": {"source": source_hash("x")}})
+    assert translation_queue_counts()[STALE] == 3 == len(direct_counts()[STALE])
+    logged_in(client, editor)
+    assert "3 cases stale" in client.get("/admin/").content.decode()
 
 
 def test_the_admin_index_counts_the_queue_and_links_terms(client, queue, editor):

@@ -33,9 +33,15 @@ from django.contrib.postgres.search import SearchVectorField
 from django.db import DatabaseError, connection, models, transaction
 from django.utils import timezone
 
+from cases import translations
 from cases.exchange import checks
 from cases.exchange.files import CaseRecord, Problem, collect_files, iter_case_file
-from cases.exchange.format import case_fields_from_exchange, case_to_exchange, same_case
+from cases.exchange.format import (
+    case_fields_from_exchange,
+    case_to_exchange,
+    format_timestamp,
+    same_case,
+)
 from cases.models import (
     LIST_FACETS,
     RECURRENCE_LOOP,
@@ -587,6 +593,11 @@ class _Writer:
         created, updated = [], []
         for facts, data in batch:
             case_id = facts.case_id
+            if case_id in previous:
+                # A Korean this import's English leaves stale says since when.
+                data = translations.dated_by_import(
+                    stored[case_id], data, format_timestamp(self.now)
+                )
             if case_id not in previous:
                 self.result.created.append(case_id)
                 created.append(data)

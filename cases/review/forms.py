@@ -5,8 +5,12 @@ import re
 from contextlib import contextmanager
 
 from django import forms
+from django.contrib.admin.widgets import AdminTextareaWidget
 from django.forms.fields import InvalidJSONInput
 from django.utils.functional import cached_property
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from cases import translations
@@ -65,6 +69,45 @@ def _readable_json():
         ) from None
 
 
+class KoreanTextarea(AdminTextareaWidget):
+    """A Korean text, and under it its state and its own "still correct" box: ticked, the
+    form's `still_correct` receives the text's key (the box is named for that field)."""
+
+    def __init__(self, attrs=None, *, text=None, ticked=False):
+        super().__init__(attrs)
+        self.text, self.ticked = text, ticked  # a translations.TextState, or None
+
+    def render(self, name, value, attrs=None, renderer=None):
+        textarea = super().render(name, value, attrs, renderer)
+        text = self.text
+        if text is None or text.is_missing:
+            return textarea
+        if text.is_stale and text.english_at:
+            state = gettext("Stale: the English changed on %(date)s.") % {
+                "date": text.english_at[:10]
+            }
+        elif text.is_stale:
+            state = gettext("Stale: the English changed since this Korean was written.")
+        else:
+            state = gettext("Current.")
+        return format_html(
+            '{}<p class="still-correct still-correct-{}">{} '
+            '<label><input type="checkbox" name="still_correct" value="{}"{}> {}</label></p>',
+            textarea,
+            text.state,
+            state,
+            text.key,
+            mark_safe(" checked") if self.ticked else "",
+            gettext("Korean still correct: %(text)s") % {"text": translations.key_label(text.key)},
+        )
+
+
+def offer_still_correct(field, text, form):
+    """Give a Korean text's field its state and its "still correct" box (KoreanTextarea)."""
+    ticked = form.is_bound and text.key in form.data.getlist("still_correct")
+    field.widget = KoreanTextarea(field.widget.attrs, text=text, ticked=ticked)
+
+
 class TextsField(forms.MultipleChoiceField):
     """Ticked texts: an empty value (a form posted back as it was shown) means none."""
 
@@ -105,11 +148,16 @@ class CaseAdminForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         if not self.instance._state.adding:
             self.initial.setdefault("seen_version", review.version_of(self.instance))
+            texts = translations.case_states(self.instance).values()
             self.fields["still_correct"].choices = [
-                (text.key, f"{translations.key_label(text.key)} ({text.label})")
-                for text in translations.case_states(self.instance).values()
+                (text.key, translations.key_label(text.key))
+                for text in texts
                 if not text.is_missing
             ]
+            # The case's own texts; the items' are offered by their rows (NamedRowsFormSet).
+            for text in texts:
+                if f"{text.key}_ko" in self.fields:
+                    offer_still_correct(self.fields[f"{text.key}_ko"], text, self)
 
     @cached_property
     def changed_data(self):
