@@ -7,6 +7,8 @@
   with the number of public cases of each.
 - `/api/cases.jsonl`: every public case in the exchange format, one per line, streamed from
   one snapshot; the `Incidentlib-Synced-At` header says when it is complete up to.
+- `/api/cases/deleted/`: the cases deleted since `since` (cases_deletedcase, written by the
+  database), latest first, paged and timed (`synced_at`) as /api/cases/.
 
 `synced_at` (and that header) is the time to give `updated_since` next, for an incremental
 copy: it filters on the library's own time of each write (`changed_at`), not on updated_at,
@@ -23,12 +25,14 @@ import json
 from functools import wraps
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import JsonResponse, StreamingHttpResponse
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
+from django_filters.fields import IsoDateTimeField
 
 from cases.caching import conditional, public_page
 from cases.exchange.export import iter_cases, read_in_one_snapshot, snapshot, sync_time
@@ -36,7 +40,7 @@ from cases.exchange.format import format_timestamp, public_case_to_exchange
 from cases.listing.counts import library_counts
 from cases.listing.links import url_with
 from cases.listing.selection import CaseFilter
-from cases.models import Case, Facet, Term
+from cases.models import Case, DeletedCase, Facet, Term
 
 MAX_PER_PAGE = 100
 BEYOND_EVERY_PAGE = 10**18
@@ -107,18 +111,8 @@ def with_sync_time(view):
     return answer
 
 
-@read_only
-@public_page
-@with_sync_time
-@read_in_one_snapshot
-def case_list(request):
-    unknown = sorted(set(request.GET) - set(CaseFilter.base_filters) - set(PAGING_PARAMS))
-    if unknown:
-        return json_error(
-            400,
-            _("Unknown parameter."),
-            {name: [_("This parameter does not exist.")] for name in unknown},
-        )
+def _paging_problems(request):
+    """(page number, page size, {parameter: [problems]}) of a paged answer."""
     page_number = _positive_int(request, "page", 1)
     per_page = _positive_int(request, "per_page", settings.INCIDENTLIB_PAGE_SIZE, MAX_PER_PAGE)
     bad = {}
@@ -126,15 +120,24 @@ def case_list(request):
         bad["page"] = [_("Give a whole number from 1.")]
     if per_page is None:
         bad["per_page"] = [_("Give a whole number from 1 to %(max)d.") % {"max": MAX_PER_PAGE}]
-    selection = CaseFilter(
-        request.GET, Case.objects.published().for_page(), terms=Term.objects.index()
-    )
-    if not selection.is_valid():
-        bad.update({name: list(messages) for name, messages in selection.errors.items()})
-    if bad:
-        return json_error(400, _("Some parameters are not valid."), bad)
+    return page_number, per_page, bad
 
-    paginator = Paginator(selection.qs, per_page)
+
+def _unknown_parameters(request, known):
+    unknown = sorted(set(request.GET) - set(known) - set(PAGING_PARAMS))
+    if unknown:
+        return json_error(
+            400,
+            _("Unknown parameter."),
+            {name: [_("This parameter does not exist.")] for name in unknown},
+        )
+    return None
+
+
+def _paged(request, items, page_number, per_page, result):
+    """One page of `items` as the API gives it, each item as `result(item)`, with the time
+    a copy asks from next; a JSON 404 past the last page."""
+    paginator = Paginator(items, per_page)
     if page_number > paginator.num_pages:
         return json_error(
             404,
@@ -158,8 +161,52 @@ def case_list(request):
             "per_page": per_page,
             "next": page_link(page.next_page_number()) if page.has_next() else None,
             "previous": page_link(page.previous_page_number()) if page.has_previous() else None,
-            "results": [public_case_to_exchange(case) for case in page.object_list],
+            "results": [result(item) for item in page.object_list],
         }
+    )
+
+
+@read_only
+@public_page
+@with_sync_time
+@read_in_one_snapshot
+def case_list(request):
+    if unknown := _unknown_parameters(request, CaseFilter.base_filters):
+        return unknown
+    page_number, per_page, bad = _paging_problems(request)
+    selection = CaseFilter(
+        request.GET, Case.objects.published().for_page(), terms=Term.objects.index()
+    )
+    if not selection.is_valid():
+        bad.update({name: list(messages) for name, messages in selection.errors.items()})
+    if bad:
+        return json_error(400, _("Some parameters are not valid."), bad)
+    return _paged(request, selection.qs, page_number, per_page, public_case_to_exchange)
+
+
+@read_only
+@public_page
+@with_sync_time
+@read_in_one_snapshot
+def deleted_cases(request):
+    """The cases deleted since `since` (an ISO 8601 time; without it, every deletion kept),
+    latest first, paged as /api/cases/: what a copy kept by `updated_since` removes."""
+    if unknown := _unknown_parameters(request, ["since"]):
+        return unknown
+    page_number, per_page, bad = _paging_problems(request)
+    since = None
+    try:
+        since = IsoDateTimeField(required=False).clean(request.GET.get("since"))
+    except ValidationError as error:
+        bad["since"] = list(error.messages)
+    if bad:
+        return json_error(400, _("Some parameters are not valid."), bad)
+    return _paged(
+        request,
+        DeletedCase.objects.since(since),
+        page_number,
+        per_page,
+        lambda deleted: {"id": deleted.case_id, "deleted_at": format_timestamp(deleted.deleted_at)},
     )
 
 

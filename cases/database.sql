@@ -278,3 +278,38 @@ BEGIN
     END LOOP;
 END
 $$;
+
+-- Deleted cases ---------------------------------------------------------------------------------
+-- Each deleted case's id and the time of the deleting transaction (now(): a sync time taken
+-- before the deletion is never later), so that a copy kept in sync learns of it
+-- (/api/cases/deleted/?since=); whatever deletes (the admin, SQL), in a bulk write too. A case
+-- made again under the same id takes its id out (the copy then finds it by updated_since).
+-- Emptying the case table (TRUNCATE) keeps no record.
+
+CREATE OR REPLACE FUNCTION cases_case_deleted() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO cases_deletedcase (case_id, deleted_at)
+    SELECT id, now() FROM old_rows
+    ON CONFLICT (case_id) DO UPDATE SET deleted_at = EXCLUDED.deleted_at;
+    RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION cases_case_made_again() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM cases_deletedcase WHERE case_id IN (SELECT id FROM new_rows);
+    RETURN NULL;
+END
+$$;
+
+DROP TRIGGER IF EXISTS cases_case_deleted ON cases_case;
+CREATE TRIGGER cases_case_deleted
+    AFTER DELETE ON cases_case REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cases_case_deleted();
+
+DROP TRIGGER IF EXISTS cases_case_made_again ON cases_case;
+CREATE TRIGGER cases_case_made_again
+    AFTER INSERT ON cases_case REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cases_case_made_again();

@@ -737,6 +737,40 @@ class ActionItem(CaseStep):
         constraints = step_constraints("action_item")
 
 
+class DeletedCaseQuerySet(models.QuerySet):
+    def since(self, moment=None):
+        """The cases deleted at or after `moment` (every one kept without it), latest first
+        (/api/cases/deleted/)."""
+        deleted = self if moment is None else self.filter(deleted_at__gte=moment)
+        return deleted.order_by("-deleted_at", "case_id")
+
+
+class DeletedCase(models.Model):
+    """A case deleted from the library, kept so that a copy kept in sync learns of it.
+
+    Written by the database only (cases/database.sql), whatever deletes the case: the admin,
+    SQL. A case made again under the same id takes its id out of this table.
+    """
+
+    case_id = models.CharField(_("case id"), max_length=20, primary_key=True)
+    # The database's time of the deleting transaction: a sync time (exchange.export.sync_time)
+    # taken before it is never later.
+    deleted_at = models.DateTimeField(_("deleted at"))
+
+    objects = DeletedCaseQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("deleted case")
+        verbose_name_plural = _("deleted cases")
+        indexes = [
+            # /api/cases/deleted/?since=: the deletions since a time, latest first.
+            models.Index(fields=["-deleted_at", "case_id"], name="deleted_case_since_idx"),
+        ]
+
+    def __str__(self):
+        return self.case_id
+
+
 @dataclass(frozen=True)
 class LibraryState:
     """The library as a request sees it: its generation, when it last changed, and whether

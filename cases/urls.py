@@ -48,6 +48,7 @@ urlpatterns = [
     ),
     path("robots.txt", views.robots_txt, name="robots"),
     path("api/cases/", api.case_list, name="api_cases"),
+    path("api/cases/deleted/", api.deleted_cases, name="api_deleted_cases"),
     path("api/cases.jsonl", api.bulk_download, name="api_bulk"),
     path("api/taxonomy/", api.taxonomy, name="api_taxonomy"),
     re_path(r"^api/", api.not_found),

@@ -118,3 +118,101 @@ def test_a_case_changed_while_a_sync_pages_through_makes_it_skip_nothing(tmp_pat
     assert [(c["id"], c["title"]["en"]) for c in following["results"]] == [
         (seen[0], "Changed meanwhile")
     ]
+
+
+# Deletions: /api/cases/deleted/?since= -------------------------------------------------------
+
+
+def deleted_since(client, moment, **params):
+    if isinstance(moment, str):
+        moment = parse_timestamp(moment)
+    return client.get("/api/cases/deleted/", {"since": moment.isoformat(), **params})
+
+
+def deleted_ids(response):
+    assert response.status_code == 200, response.content
+    return [deleted["id"] for deleted in response.json()["results"]]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_copy_learns_of_cases_deleted_since_its_last_sync(tmp_path):
+    from cases.models import Case
+
+    store(tmp_path, plain_case("S-1"), plain_case("S-2"), plain_case("S-3"))
+    client = Client()
+    synced_at = client.get("/api/cases/").json()["synced_at"]
+    Case.objects.get(id="S-2").delete()  # as the admin deletes
+    with psycopg.connect(url_of_test_database()) as other:  # and plain SQL, in one transaction
+        other.execute("DELETE FROM cases_caseterm WHERE case_id = 'S-3'")
+        other.execute("DELETE FROM cases_case WHERE id = 'S-3'")
+
+    answer = deleted_since(client, synced_at)
+    assert deleted_ids(answer) == ["S-2", "S-3"] or deleted_ids(answer) == ["S-3", "S-2"]
+    body = answer.json()
+    assert body["total"] == 2 and parse_timestamp(body["synced_at"]) > parse_timestamp(synced_at)
+    assert all(
+        parse_timestamp(d["deleted_at"]) >= parse_timestamp(synced_at) for d in body["results"]
+    )
+    assert deleted_ids(answer)[0] == "S-3"  # latest first
+    assert {"S-2", "S-3"}.isdisjoint(api_ids(since(client, synced_at)))  # nor can it say
+    later = timezone.now() + timezone.timedelta(minutes=1)
+    assert deleted_ids(deleted_since(client, later)) == []
+    assert deleted_ids(client.get("/api/cases/deleted/")) == ["S-3", "S-2"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_case_made_again_is_no_longer_listed_as_deleted(tmp_path):
+    from cases.models import Case
+
+    store(tmp_path, plain_case("S-1"), plain_case("S-2"))
+    client = Client()
+    synced_at = client.get("/api/cases/").json()["synced_at"]
+    Case.objects.filter(id="S-1").delete()
+    assert deleted_ids(deleted_since(client, synced_at)) == ["S-1"]
+    store(tmp_path, plain_case("S-1", title={"en": "Back again", "ko": None}), name="again.json")
+    assert deleted_ids(deleted_since(client, synced_at)) == []
+    made_again = since(client, synced_at).json()["results"]
+    assert [case["title"]["en"] for case in made_again if case["id"] == "S-1"] == ["Back again"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_deletions_are_cached_until_a_write_and_answer_304(tmp_path):
+    from cases.models import Case
+
+    store(tmp_path, plain_case("S-1"), plain_case("S-2"))
+    Case.objects.filter(id="S-1").delete()
+    client = Client()
+    first, second = (client.get("/api/cases/deleted/") for _ in range(2))
+    assert (first["X-Cache"], second["X-Cache"]) == ("miss", "hit")
+    assert "public" in first["Cache-Control"] and first["ETag"] == second["ETag"]
+    assert client.get("/api/cases/deleted/", HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+    Case.objects.filter(id="S-2").delete()
+    again = client.get("/api/cases/deleted/", HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 200 and deleted_ids(again) == ["S-2", "S-1"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_deletions_are_paged_and_bad_parameters_refused(
+    tmp_path, django_assert_max_num_queries
+):
+    from cases.models import Case
+
+    store(tmp_path, *(plain_case(f"S-{n}") for n in range(1, 6)))
+    Case.objects.all().delete()
+    client = Client()
+    # The library's state, the sync time, the snapshot (BEGIN, SET TRANSACTION, COMMIT), the
+    # count and the page.
+    with django_assert_max_num_queries(7):
+        page = client.get("/api/cases/deleted/", {"per_page": 2}).json()
+    seen = [d["id"] for d in page["results"]]
+    while page["next"]:
+        page = client.get(page["next"]).json()
+        seen += [d["id"] for d in page["results"]]
+    assert sorted(seen) == [f"S-{n}" for n in range(1, 6)] and page["total"] == 5
+
+    bad = client.get("/api/cases/deleted/", {"since": "yesterday", "page": "0"})
+    assert bad.status_code == 400 and set(bad.json()["parameters"]) == {"since", "page"}
+    unknown = client.get("/api/cases/deleted/", {"updated_since": "2026-01-01T00:00:00Z"})
+    assert unknown.status_code == 400 and "updated_since" in unknown.json()["parameters"]
+    assert client.get("/api/cases/deleted/", {"page": 9}).status_code == 404
+    assert client.post("/api/cases/deleted/").status_code == 405
