@@ -117,7 +117,7 @@ def test_readers_of_an_answer_the_proxy_cannot_keep_do_not_queue_behind_its_lock
     with ThreadPoolExecutor(10) as pool:
         answers = list(pool.map(timed, range(10)))
     assert all(status == 200 and cookie for status, cookie, _took in answers)
-    assert max(took for _s, _c, took in answers) < 2.5, answers
+    assert max(took for _s, _c, took in answers) < 3, answers  # with a 5 s lock_timeout: 4 s
 
 
 def test_the_request_id_of_the_client_reaches_the_app(stack):
