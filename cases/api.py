@@ -8,7 +8,8 @@
 - `/api/cases.jsonl`: every public case in the exchange format, one per line, streamed from
   one snapshot; the `Incidentlib-Synced-At` header says when it is complete up to.
 - `/api/cases/deleted/`: the cases deleted since `since` (cases_deletedcase, written by the
-  database), latest first, paged and timed (`synced_at`) as /api/cases/.
+  database) and, with hidden drafts, the drafts changed since, latest first, paged and timed
+  (`synced_at`) as /api/cases/.
 
 `synced_at` (and that header) is the time to give `updated_since` next, for an incremental
 copy: it filters on the library's own time of each write (`changed_at`), not on updated_at,
@@ -189,8 +190,9 @@ def case_list(request):
 @with_sync_time
 @read_in_one_snapshot
 def deleted_cases(request):
-    """The cases deleted since `since` (an ISO 8601 time; without it, every deletion kept),
-    latest first, paged as /api/cases/: what a copy kept by `updated_since` removes."""
+    """The cases deleted since `since` (an ISO 8601 time; without it, every deletion kept)
+    and, when drafts are hidden, the drafts changed since, latest first, paged as
+    /api/cases/: what a copy kept by `updated_since` removes."""
     if unknown := _unknown_parameters(request, ["since"]):
         return unknown
     page_number, per_page, bad = _paging_problems(request)
@@ -206,7 +208,7 @@ def deleted_cases(request):
         DeletedCase.objects.since(since),
         page_number,
         per_page,
-        lambda deleted: {"id": deleted.case_id, "deleted_at": format_timestamp(deleted.deleted_at)},
+        lambda gone: {"id": gone[0], "deleted_at": format_timestamp(gone[1])},
     )
 
 

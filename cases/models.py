@@ -202,12 +202,22 @@ class Term(models.Model):
         return pick({"en": self.description_en, "ko": self.description_ko}, language)
 
 
+REVIEWED = Q(reviewed_at__isnull=False)
+
+
 class CaseQuerySet(models.QuerySet):
     def published(self):
         """The cases the public may see: all, or only reviewed ones when drafts are hidden."""
         if settings.INCIDENTLIB_HIDE_DRAFTS:
-            return self.filter(reviewed_at__isnull=False)
+            return self.filter(REVIEWED)
         return self
+
+    def hidden(self):
+        """The cases the public may not see: published()'s others (the drafts when drafts are
+        hidden, else none)."""
+        if settings.INCIDENTLIB_HIDE_DRAFTS:
+            return self.exclude(REVIEWED)
+        return self.none()
 
     def for_page(self):
         """Everything the case page and the export show, in a fixed number of queries."""
@@ -739,10 +749,18 @@ class ActionItem(CaseStep):
 
 class DeletedCaseQuerySet(models.QuerySet):
     def since(self, moment=None):
-        """The cases deleted at or after `moment` (every one kept without it), latest first
-        (/api/cases/deleted/)."""
+        """(case id, time) of each case that left the public library at or after `moment`
+        (every one without it), latest first (/api/cases/deleted/): the cases deleted, and
+        when drafts are hidden the drafts changed since (a case returned to draft among them)."""
         deleted = self if moment is None else self.filter(deleted_at__gte=moment)
-        return deleted.order_by("-deleted_at", "case_id")
+        hidden = Case.objects.hidden()
+        if moment is not None:
+            hidden = hidden.filter(changed_at__gte=moment)
+        return (
+            deleted.values_list("case_id", "deleted_at")
+            .union(hidden.values_list("id", "changed_at"), all=True)
+            .order_by("-deleted_at", "case_id")
+        )
 
 
 class DeletedCase(models.Model):

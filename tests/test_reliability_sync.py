@@ -13,7 +13,7 @@ from cases.exchange.format import parse_timestamp
 from cases.models import Organisation
 
 from .conftest import url_of_test_database
-from .library import listed_ids, plain_case, store
+from .library import REVIEWED, listed_ids, plain_case, store
 
 pytestmark = pytest.mark.django_db
 
@@ -216,3 +216,23 @@ def test_the_deletions_are_paged_and_bad_parameters_refused(
     assert unknown.status_code == 400 and "updated_since" in unknown.json()["parameters"]
     assert client.get("/api/cases/deleted/", {"page": 9}).status_code == 404
     assert client.post("/api/cases/deleted/").status_code == 405
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_hidden_drafts_a_case_returned_to_draft_is_listed_with_the_deleted(tmp_path, settings):
+    from cases.models import Case
+    from cases.review import workflow as review
+
+    from .conftest import make_staff
+
+    store(tmp_path, plain_case("S-1", review=dict(REVIEWED)), plain_case("S-2"))
+    client = Client()
+    synced_at = client.get("/api/cases/").json()["synced_at"]
+    rita = make_staff("rita", reviewer=True)
+    review.return_to_draft("S-1", rita, seen_version=str(Case.objects.get(id="S-1").version))
+    assert deleted_ids(deleted_since(client, synced_at)) == []  # drafts are public
+    settings.INCIDENTLIB_HIDE_DRAFTS = True
+    assert deleted_ids(deleted_since(client, synced_at)) == ["S-1", "S-2"]
+    assert api_ids(since(client, synced_at)) == []
+    later = timezone.now() + timezone.timedelta(minutes=1)
+    assert deleted_ids(deleted_since(client, later)) == []
