@@ -67,39 +67,39 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT to_tsvector('english'::regconfig, left(coalesce(body, ''), 100000))
 $$;
 
+-- A case's two vectors are made of its texts, each vectorised on its own, in this order: the
+-- id, the title (A); the summary, the organisation's name (B); the trigger, symptoms,
+-- detection and lessons, joined (C); the remediation steps, joined (D); each text in English,
+-- then in Korean. An import derives them in its own process, a batch ahead of its writes
+-- (cases/exchange/vectors.py: the Korean vectors in Python, as cases_korean_tsvector would;
+-- tests/test_korean_vectors.py holds the two to the same result; the rest with the functions
+-- below, over a connection of its own), and writes them with the case rows, with
+-- `incidentlib.vectors` set to `given` for its transaction: the trigger then keeps them.
+
 -- The title alone (with the id) has a vector of its own, GIN-indexed too: a search matching
 -- most of the library puts title matches first without reading every matching case's vector.
-CREATE OR REPLACE FUNCTION cases_case_title_vector(c cases_case) RETURNS tsvector
+CREATE OR REPLACE FUNCTION cases_case_title_vector(id text, title_en text, title_ko tsvector)
+RETURNS tsvector
 LANGUAGE sql IMMUTABLE AS $$
-    SELECT setweight(to_tsvector('simple'::regconfig, c.id), 'A')
-        || setweight(cases_english_tsvector(c.title_en), 'A')
-        || setweight(cases_korean_tsvector(c.title_ko), 'A')
+    SELECT setweight(to_tsvector('simple'::regconfig, id), 'A')
+        || setweight(cases_english_tsvector(title_en), 'A')
+        || setweight(title_ko, 'A')
 $$;
 
 -- Everything else a search reads, to follow the title's vector.
-CREATE OR REPLACE FUNCTION cases_case_body_vector(c cases_case) RETURNS tsvector
-LANGUAGE plpgsql STABLE AS $$
-DECLARE
-    organisation text;
-    steps_en text;
-    steps_ko text;
-BEGIN
-    SELECT name INTO organisation FROM cases_organisation WHERE id = c.organisation_id;
-    SELECT string_agg(text_en, E'\n' ORDER BY position),
-           string_agg(text_ko, E'\n' ORDER BY position)
-      INTO steps_en, steps_ko
-      FROM cases_remediationstep WHERE case_id = c.id;
-    RETURN setweight(cases_english_tsvector(c.summary_en), 'B')
-        || setweight(cases_korean_tsvector(c.summary_ko), 'B')
+CREATE OR REPLACE FUNCTION cases_case_body_vector(
+    summary_en text, organisation text, body_en text, steps_en text,
+    summary_ko tsvector, organisation_ko tsvector, body_ko tsvector, steps_ko tsvector
+) RETURNS tsvector
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT setweight(cases_english_tsvector(summary_en), 'B')
+        || setweight(summary_ko, 'B')
         || setweight(cases_english_tsvector(organisation), 'B')
-        || setweight(cases_korean_tsvector(organisation), 'B')
-        || setweight(cases_english_tsvector(concat_ws(E'\n',
-               c.trigger_en, c.symptoms_text_en, c.detection_en, c.lessons_en)), 'C')
-        || setweight(cases_korean_tsvector(concat_ws(E'\n',
-               c.trigger_ko, c.symptoms_text_ko, c.detection_ko, c.lessons_ko)), 'C')
+        || setweight(organisation_ko, 'B')
+        || setweight(cases_english_tsvector(body_en), 'C')
+        || setweight(body_ko, 'C')
         || setweight(cases_english_tsvector(steps_en), 'D')
-        || setweight(cases_korean_tsvector(steps_ko), 'D');
-END
+        || setweight(steps_ko, 'D')
 $$;
 
 -- The term ids ---------------------------------------------------------------------------------
@@ -124,12 +124,35 @@ LANGUAGE sql STABLE AS $$
     )
 $$;
 
--- Writing a case row derives them all, once.
+-- Writing a case row derives them all, once; in an import, the vectors it gives are kept.
 CREATE OR REPLACE FUNCTION cases_case_derive() RETURNS trigger
 LANGUAGE plpgsql AS $$
+DECLARE
+    organisation text;
+    steps_en text;
+    steps_ko text;
 BEGIN
-    NEW.title_vector := cases_case_title_vector(NEW);
-    NEW.search_vector := NEW.title_vector || cases_case_body_vector(NEW);
+    IF current_setting('incidentlib.vectors', true) IS DISTINCT FROM 'given'
+            OR NEW.title_vector IS NULL OR NEW.search_vector IS NULL
+            OR (TG_OP = 'UPDATE' AND NEW.search_vector IS NOT DISTINCT FROM OLD.search_vector) THEN
+        SELECT name INTO organisation FROM cases_organisation WHERE id = NEW.organisation_id;
+        SELECT string_agg(text_en, E'\n' ORDER BY position),
+               string_agg(text_ko, E'\n' ORDER BY position)
+          INTO steps_en, steps_ko
+          FROM cases_remediationstep WHERE case_id = NEW.id;
+        NEW.title_vector := cases_case_title_vector(
+            NEW.id, NEW.title_en, cases_korean_tsvector(NEW.title_ko));
+        NEW.search_vector := NEW.title_vector || cases_case_body_vector(
+            NEW.summary_en,
+            organisation,
+            concat_ws(E'\n', NEW.trigger_en, NEW.symptoms_text_en, NEW.detection_en, NEW.lessons_en),
+            steps_en,
+            cases_korean_tsvector(NEW.summary_ko),
+            cases_korean_tsvector(organisation),
+            cases_korean_tsvector(concat_ws(E'\n',
+                NEW.trigger_ko, NEW.symptoms_text_ko, NEW.detection_ko, NEW.lessons_ko)),
+            cases_korean_tsvector(steps_ko));
+    END IF;
     NEW.term_ids := cases_case_term_ids(NEW);
     RETURN NEW;
 END

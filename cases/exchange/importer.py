@@ -15,9 +15,11 @@ not the files (a 600 MB file of 100,000 cases included):
    inside one transaction: a case whose text differs from what was checked stops the run.
    Each batch locks and compares the stored versions of its cases, replaces the lists of
    the changed ones and then their rows, with PostgreSQL's COPY. The transaction sets
-   `incidentlib.bulk_write` (cases/database.sql): the database derives each case's search
-   vector and term ids once, when its row is written after its lists, and the import
-   raises the library's generation itself, once, at the end.
+   `incidentlib.bulk_write` (cases/database.sql): the database derives each case's term ids
+   once, when its row is written after its lists, and the import raises the library's
+   generation itself, once, at the end. The search vectors of each batch are derived a
+   batch ahead, in a thread and over a connection of their own (vectors.py), and written
+   with the rows (`incidentlib.vectors`).
 
 A dry run does all of it and then rolls the transaction back, so that it reports what the
 real run would, refusals of the database included.
@@ -34,7 +36,7 @@ from django.db import DatabaseError, connection, models, transaction
 from django.utils import timezone
 
 from cases import translations
-from cases.exchange import checks
+from cases.exchange import checks, vectors
 from cases.exchange.files import CaseRecord, Problem, collect_files, iter_case_file
 from cases.exchange.format import (
     case_fields_from_exchange,
@@ -67,6 +69,10 @@ BATCH_SIZE = 1000
 # second run waits, then sees the cases the first one stored, so that it updates them (with
 # their version raised) instead of creating them a second time.
 IMPORT_LOCK = 0x1C_1A_0E_70
+# The import's transaction, for cases/database.sql: the case row written after its lists
+# derives its term ids once (no trigger derives a case again per list row, or raises the
+# generation per row), and keeps the search vectors the import gives it (vectors.py).
+WRITE_SETTINGS = {"incidentlib.bulk_write": "on", "incidentlib.vectors": "given"}
 
 
 def label_from_slug(slug):
@@ -407,17 +413,20 @@ class CaseImport:
         """Sort the cases into created, updated and unchanged, and store what changed."""
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [IMPORT_LOCK])
-            cursor.execute("SELECT current_setting('incidentlib.bulk_write', true)")
-            bulk_write_before = cursor.fetchone()[0] or ""
-            cursor.execute("SELECT set_config('incidentlib.bulk_write', 'on', true)")
+            settings_before = _set_settings(cursor, WRITE_SETTINGS)
             writer = _Writer(self, cursor)
             writer.prepare()
-            for batch in self._batches():
-                writer.write_batch(batch)
+            with vectors.Ahead() as ahead:
+                previous = None
+                for batch in self._batches():
+                    derived = ahead.derive(data for _facts, data in batch)
+                    if previous:
+                        writer.write_batch(*previous)
+                    previous = (batch, derived)
+                if previous:
+                    writer.write_batch(*previous)
             writer.finish()
-            cursor.execute(
-                "SELECT set_config('incidentlib.bulk_write', %s, true)", [bulk_write_before]
-            )
+            _set_settings(cursor, settings_before)
             if dry_run:
                 transaction.set_rollback(True)
 
@@ -455,6 +464,17 @@ class CaseImport:
             )
         if batch:
             yield batch
+
+
+def _set_settings(cursor, settings):
+    """Set these settings for the rest of the transaction; return what they were."""
+    before = {}
+    for name, value in settings.items():
+        cursor.execute(
+            "SELECT current_setting(%s, true), set_config(%s, %s, true)", [name, name, value]
+        )
+        before[name] = cursor.fetchone()[0] or ""
+    return before
 
 
 def stored_for_comparison(ids):
@@ -572,7 +592,9 @@ class _Writer:
 
     # One batch ---------------------------------------------------------------------------
 
-    def write_batch(self, batch):
+    def write_batch(self, batch, derived):
+        """Write the cases of this batch that changed; `derived`: the future of their search
+        vectors (vectors.Ahead)."""
         batch = [(facts, data) for facts, data in batch if facts.case_id not in self.kept]
         if not batch:
             return
@@ -616,10 +638,11 @@ class _Writer:
             # The lists first: the case row written after them derives its search vector
             # and term ids from them, once (their foreign keys are checked at commit).
             self.copy_lists(created + updated)
+            derived = derived.result()
             if created:
-                self.insert_cases(created)
+                self.insert_cases(created, derived)
             if updated:
-                self.update_cases(updated)
+                self.update_cases(updated, derived)
         except DatabaseError as error:
             first, last = batch[0][0], batch[-1][0]
             raise _Refused(
@@ -692,8 +715,8 @@ class _Writer:
             if rows:
                 self._copy(model._meta.db_table, columns, rows)
 
-    def case_rows(self, cases):
-        """(columns, rows) of the case rows for these exchange cases."""
+    def case_rows(self, cases, derived):
+        """(columns, rows) of the case rows for these exchange cases, with their vectors."""
         columns, rows = None, []
         for data in cases:
             fields = case_fields_from_exchange(data)
@@ -706,6 +729,8 @@ class _Writer:
                     "severity_id",
                     "root_cause_id",
                     "reviewer_id",
+                    "title_vector",
+                    "search_vector",
                     *(Case._meta.get_field(name).column for name in fields),
                 ]
             rows.append(
@@ -715,26 +740,27 @@ class _Writer:
                     self.term_ids[(Facet.SEVERITY, data["severity"])],
                     self.term_ids[(Facet.ROOT_CAUSE, data["root_cause"])],
                     self.reviewer_ids.get(data["review"]["reviewed_by"]),
+                    *derived[data["id"]],
                     *fields.values(),
                 ]
             )
         return columns, rows
 
-    def insert_cases(self, cases):
+    def insert_cases(self, cases, derived):
         """New cases: COPY into the table. A new case is version 1, changed by an import
         (changed_by null), now."""
-        columns, rows = self.case_rows(cases)
+        columns, rows = self.case_rows(cases, derived)
         self._copy(
             Case._meta.db_table,
             [*columns, "version", "changed_by", "changed_at", "created_at"],
             ([*row, 1, None, self.now, self.now] for row in rows),
         )
 
-    def update_cases(self, cases):
+    def update_cases(self, cases, derived):
         """Replace stored case rows: one UPDATE from a staging table, so that each row is
         written (and its search vector derived) once; INSERT ... ON CONFLICT DO UPDATE
         would run the row trigger twice for each, once for the insert it tries first."""
-        columns, rows = self.case_rows(cases)
+        columns, rows = self.case_rows(cases, derived)
         if not self.staging_made:
             # An earlier import in the same transaction (a test's, a script's) left its own.
             self.cursor.execute(f"DROP TABLE IF EXISTS pg_temp.{self.STAGING}")

@@ -1,0 +1,201 @@
+"""The search vectors of the cases an import writes, derived a batch ahead of its writes.
+
+The database derives every case's search vectors itself when its row is written
+(cases/database.sql). Derived there row by row, they were most of an import's time: the
+Korean part of each (every word of a Korean text with all its endings, cases_korean_tsvector)
+above all. An import derives them beforehand instead, batch by batch, while the database
+writes the batch before:
+
+- in a thread of its own, over a connection of its own (nothing here reads the library);
+- the Korean vectors here, in Python: the words come from PostgreSQL itself (one
+  `to_tsvector('simple', ...)` query per batch, so that its parser decides what a word is),
+  and so do the 'english' lexemes of a word's leading run; only the endings, a matter of
+  characters, are made here. They must be exactly what cases_korean_tsvector gives, so that
+  a search finds the same cases whoever wrote them: tests/test_korean_vectors.py holds the
+  two to the same result on many texts;
+- the whole vectors with database.sql's own functions, given those Korean vectors.
+
+The import writes them with the case rows, and the trigger keeps them.
+"""
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+
+from django.db import DEFAULT_DB_ALIAS, connections
+
+# As in cases_korean_tsvector: a text is read up to its first 100,000 characters; only words
+# of at most 32 characters, in a text of at most 20,000, give their endings.
+TEXT_LIMIT = 100_000
+ENDING_WORD_LIMIT = 32
+ENDING_TEXT_LIMIT = 20_000
+
+# One entry of a tsvector as PostgreSQL writes it: 'lexeme':1,5 (a quote doubled, a
+# backslash doubled; to_tsvector gives positions and no weights).
+ENTRY = re.compile(r"'((?:[^'\\]|''|\\.)*)':([0-9,]+)")
+# Words remembered at most (then forgotten, and learnt again as they come): the memory of a
+# run stays flat however varied its vocabulary.
+KNOWN_LIMIT = 200_000
+LEAD = re.compile("^[^가-힣]+")
+UNESCAPE = re.compile(r"''|\\(.)")
+
+
+def _hangul(character):
+    return "가" <= character <= "힣"
+
+
+def _quoted(lexeme):
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def _joined(texts):
+    """Texts joined as concat_ws(E'\\n', ...) joins them (NULLs left out)."""
+    return "\n".join(text for text in texts if text is not None)
+
+
+def _steps(data, language):
+    """The remediation steps joined as string_agg joins them (NULL when there are none)."""
+    texts = [step["text"][language] for step in data["remediation"]]
+    return _joined(texts) if any(text is not None for text in texts) else None
+
+
+def korean_texts(data):
+    """An exchange case's Korean texts, in the order of the vectors (database.sql)."""
+    body = _joined(
+        data[name]["ko"] for name in ("trigger", "symptoms_text", "detection", "lessons")
+    )
+    return (data["title"]["ko"], data["summary"]["ko"], data["org"], body, _steps(data, "ko"))
+
+
+def english_texts(data):
+    """Its id and English texts, likewise."""
+    body = _joined(
+        data[name]["en"] for name in ("trigger", "symptoms_text", "detection", "lessons")
+    )
+    return (
+        data["id"],
+        data["title"]["en"],
+        data["summary"]["en"],
+        data["org"],
+        body,
+        _steps(data, "en"),
+    )
+
+
+# Both vectors of cases, given their English texts (as english_texts) and Korean vectors.
+CASE_VECTORS = """
+SELECT title::text, (title || body)::text
+FROM (
+    SELECT cases_case_title_vector(id, title_en, title_ko::tsvector) AS title,
+           cases_case_body_vector(
+               summary_en, organisation, body_en, steps_en, summary_ko::tsvector,
+               organisation_ko::tsvector, body_ko::tsvector, steps_ko::tsvector
+           ) AS body,
+           n
+    FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[],
+                %s::text[], %s::text[], %s::text[], %s::text[], %s::text[])
+         WITH ORDINALITY AS given(id, title_en, summary_en, organisation, body_en, steps_en,
+                                  title_ko, summary_ko, organisation_ko, body_ko, steps_ko, n)
+) AS derived
+ORDER BY n
+"""
+
+
+class Ahead:
+    """Derives the vectors of the import's batches one batch ahead of its writes. Use it as
+    a context manager; derive() gives a future."""
+
+    def __enter__(self):
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="case-vectors")
+        self.korean = None
+        return self
+
+    def __exit__(self, *_exc):
+        self.pool.submit(self._close).result()
+        self.pool.shutdown()
+
+    def derive(self, cases):
+        """A future of {case id: (title vector, search vector)} of these exchange cases."""
+        return self.pool.submit(self._derive, list(cases))
+
+    def _derive(self, cases):
+        if self.korean is None:
+            self.korean = KoreanVectors(connections[DEFAULT_DB_ALIAS].cursor())
+        korean = self.korean.vectors(text for data in cases for text in korean_texts(data))
+        parts = len(korean) // len(cases) if cases else 0
+        columns = [list(column) for column in zip(*map(english_texts, cases), strict=True)]
+        columns += [korean[part::parts] for part in range(parts)]
+        cursor = self.korean.cursor
+        cursor.execute(CASE_VECTORS, columns)
+        return {data["id"]: vectors for data, vectors in zip(cases, cursor.fetchall(), strict=True)}
+
+    def _close(self):
+        if self.korean is not None:
+            self.korean.cursor.close()
+        connections[DEFAULT_DB_ALIAS].close()
+
+
+class KoreanVectors:
+    """Derives Korean vectors over the import's connection, remembering what it derived of
+    each word from one batch to the next."""
+
+    def __init__(self, cursor):
+        self.cursor = cursor
+        # Of each word (as PostgreSQL quotes it), its tokens without their positions: itself,
+        # with its endings (known[True]) or without (known[False]), then its run's.
+        self.known = {True: {}, False: {}}
+
+    def vectors(self, texts):
+        """The tsvector (as text) of each Korean text, as cases_korean_tsvector gives it."""
+        texts = list(texts)
+        self.cursor.execute(
+            "SELECT to_tsvector('simple'::regconfig, left(coalesce(body, ''), %s))::text "
+            "FROM unnest(%s::text[]) WITH ORDINALITY AS text(body, n) ORDER BY n",
+            [TEXT_LIMIT, texts],
+        )
+        words = [ENTRY.findall(vector) for (vector,) in self.cursor.fetchall()]
+        self._learn({word for entries in words for word, _positions in entries})
+        return [self._vector(entries, text) for entries, text in zip(words, texts, strict=True)]
+
+    def _vector(self, entries, text):
+        """Each word as it is, and, of a word holding Hangul, its endings (each starting with
+        a Hangul syllable, from its second character to its last but one; only of words of
+        at most 32 characters in a text of at most 20,000), then its leading run and that
+        run's 'english' lexemes; all at the word's positions."""
+        tokens = self.known[text is not None and len(text) <= ENDING_TEXT_LIMIT]
+        return " ".join(
+            f":{positions} ".join(tokens[word]) + f":{positions}" for word, positions in entries
+        )
+
+    def _learn(self, words):
+        """The tokens of each of these words not known yet."""
+        if len(self.known[True]) + len(words) > KNOWN_LIMIT:
+            self.known = {True: {}, False: {}}
+        words = words - self.known[True].keys()
+        runs = {}
+        for escaped in words:
+            word = UNESCAPE.sub(lambda m: m[1] or "'", escaped)
+            itself = f"'{escaped}'"
+            if not any(map(_hangul, word)):
+                self.known[True][escaped] = self.known[False][escaped] = (itself,)
+                continue
+            endings = (
+                [_quoted(word[start:]) for start in range(1, len(word) - 1) if _hangul(word[start])]
+                if len(word) <= ENDING_WORD_LIMIT
+                else []
+            )
+            self.known[True][escaped] = (itself, *endings)
+            self.known[False][escaped] = (itself,)
+            if lead := LEAD.match(word):
+                runs.setdefault(lead[0], []).append(escaped)
+        if not runs:
+            return
+        self.cursor.execute(
+            "SELECT run, ARRAY(SELECT lexeme FROM unnest(to_tsvector('english'::regconfig, run)))"
+            " FROM unnest(%s::text[]) AS run",
+            [list(runs)],
+        )
+        for run, lexemes in self.cursor.fetchall():
+            tokens = (_quoted(run), *map(_quoted, lexemes))
+            for escaped in runs[run]:
+                self.known[True][escaped] += tokens
+                self.known[False][escaped] += tokens
