@@ -152,3 +152,13 @@ def test_the_bulk_download_runs_its_queries_per_chunk_of_cases(
     with django_assert_max_num_queries(8):
         response = client.get("/api/cases.jsonl")
         assert len(b"".join(response.streaming_content).splitlines()) in (6, 60)
+
+
+def test_the_citations_run_few_queries(client, library, django_assert_max_num_queries):
+    # The library's state; the case with what a citation carries (one query, the same for a
+    # case of any size in a library of any size).
+    for suffix in (".bib", ".ris", ".csl.json"):
+        for language in ("en", "ko"):
+            with django_assert_max_num_queries(2):
+                response = client.get(f"/cases/Q-1{suffix}?lang={language}")
+                assert response.status_code == 200
