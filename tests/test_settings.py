@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from .conftest import ROOT
 
 # A production key as Django's deployment check wants it: 50 characters, not all alike.
@@ -109,3 +111,13 @@ def test_a_production_secret_key_needs_fifty_characters():
 def test_a_bad_trusted_proxy_is_refused_by_name():
     result = load_settings(TRUSTED_PROXIES="10.0.0.0/8,proxy.example.com")
     assert "TRUSTED_PROXIES" in result.stderr
+
+
+@pytest.mark.django_db
+def test_each_connection_prices_random_reads_as_ssd_and_compiles_no_query():
+    """A search for a Korean word most cases hold asks the GIN index (see settings.py)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('random_page_cost'), current_setting('jit')")
+        assert cursor.fetchone() == ("1.1", "off")
