@@ -144,12 +144,14 @@ class ReplicaHealth:
                 autocommit=True,
             ) as conn:
                 # Caught up (all it received replayed): no lag, however long ago the last
-                # write was; else the age of the last transaction it replayed.
+                # write was; else the age of the last transaction it replayed. Received can
+                # be less than replayed: a restarted replica reports the start of the WAL
+                # segment it streams again from, having replayed beyond it from its disk.
                 lag = conn.execute(
                     """
                     SELECT CASE
                         WHEN NOT pg_is_in_recovery() THEN 0
-                        WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
+                        WHEN pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn() THEN 0
                         ELSE coalesce(
                             extract(epoch FROM now() - pg_last_xact_replay_timestamp()), 0
                         )

@@ -179,6 +179,20 @@ def test_a_stopped_replica_sends_reads_to_the_primary_and_is_used_again_when_bac
     assert "replica replica_1 used again" in caplog.text
 
 
+def test_a_replica_restarted_long_after_the_last_write_is_used_again(
+    replicated, client, settings, caplog
+):
+    """Restarted, a replica has replayed all it has but reports having received less (the
+    start of its last WAL segment): caught up, however long ago the last write was."""
+    settings.INCIDENTLIB_REPLICA_MAX_LAG = 1
+    replicated.wait_for_replay()
+    replicated.replica.stop()
+    time.sleep(2)  # the last write is now older than the lag allowed
+    replicated.replica.start()
+    assert read(client, "/cases/")[0] == "replica_1"
+    assert "skipped: lags" not in caplog.text
+
+
 def test_a_replica_stopped_between_two_checks_costs_the_reader_nothing(
     replicated, client, settings, caplog
 ):
