@@ -17,8 +17,9 @@ Each cached page answers conditional requests: its ETag names the generation and
 so `If-None-Match` gets a 304 without the page being read from the cache; `Last-Modified`
 is the time of the library's last change. `Cache-Control: public` with `CACHE_MAX_AGE`
 (default 0: a shared cache in front revalidates each time, and a 304 costs one small query)
-lets a CDN or the proxy keep them. If the cache server goes away, pages are made afresh
-and a warning is logged; readers see no error.
+lets a CDN or the proxy keep them. If the cache server goes away, each process keeps
+what it makes in its own memory meanwhile (the "local" cache) and a warning is logged;
+readers see no error.
 """
 
 import hashlib
@@ -26,7 +27,7 @@ import logging
 from functools import wraps
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import InvalidCacheBackendError, cache, caches
 from django.http import HttpResponse, HttpResponseNotModified
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import http_date, parse_etags
@@ -54,12 +55,22 @@ def _is_personal(request):
     return settings.SESSION_COOKIE_NAME in request.COOKIES
 
 
+def _fallback():
+    """This process's own memory (the "local" cache), while the shared cache is away; the
+    keys name the generation, so what it keeps is never stale either."""
+    try:
+        return caches["local"]
+    except InvalidCacheBackendError:
+        return None
+
+
 def _cache_get(key):
     try:
         return cache.get(key)
-    except Exception:  # the cache server is away: make the page afresh
+    except Exception:  # the cache server is away: this process's memory, else made afresh
         logger.warning("cache unavailable: reading %s", key, exc_info=True)
-        return None
+        local = _fallback()
+        return local.get(key) if local else None
 
 
 def _cache_set(key, value):
@@ -67,6 +78,8 @@ def _cache_set(key, value):
         cache.set(key, value, settings.INCIDENTLIB_CACHE_SECONDS)
     except Exception:
         logger.warning("cache unavailable: writing %s", key, exc_info=True)
+        if local := _fallback():
+            local.set(key, value, settings.INCIDENTLIB_CACHE_SECONDS)
 
 
 def cached_value(name, compute, request=None):

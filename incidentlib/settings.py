@@ -298,7 +298,14 @@ CACHES = {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
         "LOCATION": "incidentlib",
         "OPTIONS": {"MAX_ENTRIES": 5000},
-    }
+    },
+    # Each process's own memory, where pages and counts are kept while Redis is away
+    # (cases/caching.py), so that an outage of Redis does not make every page afresh.
+    "local": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "incidentlib-local",
+        "OPTIONS": {"MAX_ENTRIES": 500},
+    },
 }
 
 # incidentlib's own settings

@@ -16,10 +16,11 @@ SEED = Path(__file__).resolve().parent / "data" / "seed-IL-0137.json"
 
 @pytest.fixture(autouse=True)
 def empty_cache():
-    """Each test starts with an empty cache (a shared Redis keeps entries across runs)."""
-    from django.core.cache import cache
+    """Each test starts with empty caches (a shared Redis keeps entries across runs)."""
+    from django.core.cache import caches
 
-    cache.clear()
+    for cache in caches.all(initialized_only=False):
+        cache.clear()
 
 
 def seed_case():

@@ -232,6 +232,26 @@ def test_without_the_cache_server_pages_are_made_afresh(client, library, setting
     assert "cache unavailable" in caplog.text
 
 
+def test_without_the_cache_server_each_process_keeps_pages_in_its_memory(client, library, settings):
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:9/0",  # nothing listens there
+            "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.2},
+        },
+        "local": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    }
+    assert get(client, "/cases/C-1")["X-Cache"] == "miss"
+    assert get(client, "/cases/C-1")["X-Cache"] == "hit"
+    korean = get(client, "/cases/C-1", HTTP_ACCEPT_LANGUAGE="ko")
+    assert korean["X-Cache"] == "miss" and korean["Content-Language"] == "ko"
+    Case.objects.filter(id="C-1").update(title_en="Changed while Redis is away")
+    changed = get(client, "/cases/C-1")
+    assert (
+        changed["X-Cache"] == "miss" and "Changed while Redis is away" in changed.content.decode()
+    )
+
+
 def test_the_download_answers_304_until_a_write(client, library):
     first = client.get("/api/cases.jsonl")
     b"".join(first.streaming_content)
