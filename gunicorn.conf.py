@@ -69,6 +69,15 @@ def when_ready(server):
     address = os.environ.get("METRICS_ADDRESS", "127.0.0.1:9464")
     if metrics.serve(address):
         server.log.info("metrics on http://%s/metrics", address)
+    if server.cfg.preload_app:
+        # The Korean query analyser (1 to 5 s and about 500 MB, bench/korean_search.py), once,
+        # here: every worker forked from the master shares it, and a worker that replaces
+        # one (max_requests, every few seconds under heavy load) takes requests at once
+        # instead of loading it again. Kiwi starts no thread of its own, so a fork carries it.
+        from cases.listing.korean import analyser
+
+        analyser()
+        server.log.info("Korean analyser loaded in the master")
 
 
 def child_exit(server, worker):
@@ -78,10 +87,9 @@ def child_exit(server, worker):
 
 
 def post_worker_init(worker):
-    """Load the Korean query analyser (2 to 5 s and about 500 MB, bench/korean_search.py) in
-    each worker before it takes a request, so that no reader's first Korean search waits for it.
-    Not in the master: Kiwi may start threads, which a fork would not carry. Count the memory
-    when sizing WEB_CONCURRENCY."""
+    """Without preload_app, each worker loads the Korean query analyser before it takes a
+    request, so that no reader's first Korean search waits for it (count its memory per
+    worker when sizing WEB_CONCURRENCY then); with it, the master has (when_ready)."""
     from cases.listing.korean import analyser
 
     analyser()

@@ -130,6 +130,13 @@ def test_gunicorn_logs_json_and_serves_metrics_on_their_own_address(tmp_path):
                 time.sleep(0.2)
         for _ in range(4):  # both workers, most likely
             fetch(f"http://127.0.0.1:{port}/robots.txt")
+        # Korean analysed in a worker with the analyser the master loaded before forking.
+        assert (
+            fetch(
+                f"http://127.0.0.1:{port}/cases/?q=%EC%8A%A4%ED%86%A0%EB%A6%AC%EC%A7%80%EA%B0%80"
+            )[0]
+            == 200
+        )
         status, metrics = fetch(f"http://127.0.0.1:{metrics_port}/metrics")
         assert status == 200
         assert 'incidentlib_requests_total{status="200",view="cases:robots"} 4.0' in metrics
@@ -145,6 +152,9 @@ def test_gunicorn_logs_json_and_serves_metrics_on_their_own_address(tmp_path):
     assert {e["path"] for e in requests} >= {"/healthz", "/robots.txt"}
     assert all(e["request_id"] for e in requests + access)
     assert any(e["path"] == "/robots.txt" and e["status"] == 200 for e in access)
+    assert [e["message"] for e in entries if "Korean analyser" in e["message"]] == [
+        "Korean analyser loaded in the master"
+    ]
 
 
 def test_error_reports_go_to_sentry_only_when_a_dsn_is_set():
