@@ -31,14 +31,18 @@ _kiwi = None
 
 
 def analyser():
-    """The process's Kiwi, loaded on first use."""
+    """The process's Kiwi, loaded on first use, whole: Kiwi() reads its model in about 1 s,
+    and its first analysis reads the rest in 2 s more; both are done here, so that a process
+    forked afterwards (gunicorn's workers) has all of it."""
     global _kiwi
     if _kiwi is None:
         with _lock:
             if _kiwi is None:
                 from kiwipiepy import Kiwi
 
-                _kiwi = Kiwi()
+                kiwi = Kiwi()
+                kiwi.tokenize("스토리지가")
+                _kiwi = kiwi
     return _kiwi
 
 
