@@ -82,3 +82,14 @@ def test_the_analyser_is_loaded_once_and_only_for_korean_words(monkeypatch):
     assert loaded is not None
     korean.stems("메타데이터를")
     assert korean._kiwi is loaded
+
+
+def test_the_analyser_is_loaded_whole_and_starts_no_thread(monkeypatch):
+    """gunicorn's master loads it before forking its workers: a fork carries no thread."""
+    import os
+
+    monkeypatch.setattr(korean, "_kiwi", None)
+    before = len(os.listdir("/proc/self/task"))
+    korean.analyser()
+    korean.analyser().tokenize("메타데이터를")
+    assert len(os.listdir("/proc/self/task")) == before

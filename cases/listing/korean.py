@@ -13,6 +13,7 @@ gunicorn.conf.py loads it in each worker before its first request), never on oth
 
 import re
 import threading
+import warnings
 from functools import lru_cache
 
 # A word with a Hangul syllable, as the search text separates them (Latin and digits may lead:
@@ -40,7 +41,11 @@ def analyser():
             if _kiwi is None:
                 from kiwipiepy import Kiwi
 
-                kiwi = Kiwi()
+                # No threads of its own (num_workers=0; by default it starts one per core
+                # at its first analysis): a query is a few words, and a fork carries no thread.
+                with warnings.catch_warnings():  # that 0 means so since kiwipiepy 0.21
+                    warnings.simplefilter("ignore", DeprecationWarning)
+                    kiwi = Kiwi(num_workers=0)
                 kiwi.tokenize("스토리지가")
                 _kiwi = kiwi
     return _kiwi
