@@ -11,6 +11,7 @@ Every setting below is an environment variable (the same names as gunicorn's, up
 
 import multiprocessing
 import os
+import shutil
 import tempfile
 
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
@@ -59,8 +60,16 @@ logconfig_dict = {
 
 # Metrics: every worker writes its values to one folder, which the master's metrics server
 # (METRICS_ADDRESS, not the public port) adds up.
+# A folder made here is removed when the master exits (on_exit).
+METRICS_DIR_MADE = None
 if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="incidentlib-metrics-")
+    METRICS_DIR_MADE = tempfile.mkdtemp(prefix="incidentlib-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = METRICS_DIR_MADE
+
+
+def on_exit(server):
+    if METRICS_DIR_MADE:
+        shutil.rmtree(METRICS_DIR_MADE, ignore_errors=True)
 
 
 def when_ready(server):

@@ -7,8 +7,10 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 from prometheus_client import REGISTRY, generate_latest
@@ -113,6 +115,7 @@ def test_gunicorn_logs_json_and_serves_metrics_on_their_own_address(tmp_path):
         ACCESS_LOG="1",
     )
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    metrics_folders = set(Path(tempfile.gettempdir()).glob("incidentlib-metrics-*"))
     with open(log, "w") as output:
         server = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "incidentlib.wsgi"],
@@ -152,6 +155,8 @@ def test_gunicorn_logs_json_and_serves_metrics_on_their_own_address(tmp_path):
     assert {e["path"] for e in requests} >= {"/healthz", "/robots.txt"}
     assert all(e["request_id"] for e in requests + access)
     assert any(e["path"] == "/robots.txt" and e["status"] == 200 for e in access)
+    # The folder where its workers wrote their metrics is gone with it.
+    assert set(Path(tempfile.gettempdir()).glob("incidentlib-metrics-*")) <= metrics_folders
     assert [e["message"] for e in entries if "Korean analyser" in e["message"]] == [
         "Korean analyser loaded in the master"
     ]
