@@ -21,8 +21,10 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext_lazy as _
 
+from cases.exchange.format import BILINGUAL_FIELDS
+
 # Texts stored as <name>_en / <name>_ko columns of a case (as the exchange format names them).
-CASE_FIELDS = ("title", "summary", "trigger", "symptoms_text", "detection", "lessons")
+CASE_FIELDS = BILINGUAL_FIELDS
 # The case's ordered lists of bilingual items, by their exchange name and related name.
 LISTS = (("remediation", "remediation_steps"), ("action_items", "action_items"))
 

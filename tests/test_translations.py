@@ -319,6 +319,14 @@ def test_the_import_refuses_a_malformed_member(db, tmp_path):
 @pytest.fixture
 def stale_summary(db, tmp_path):
     """IL-0137 with a stale summary, a missing trigger and a stale second remediation step."""
+    case = stale_and_missing_case()
+    import_cases(write_json(tmp_path / "seed.json", case))
+    return case
+
+
+def stale_and_missing_case():
+    """IL-0137 with a stale summary, a missing trigger and a stale second remediation step
+    (also the browser tests' case)."""
     case = seed_case()
     case["trigger"] = {"en": case["trigger"]["en"], "ko": None}
     case["translations"] = {
@@ -329,7 +337,6 @@ def stale_summary(db, tmp_path):
         },
         "remediation[1]": {"source": source_hash("An older step")},
     }
-    import_cases(write_json(tmp_path / "seed.json", case))
     return case
 
 

@@ -8,11 +8,10 @@ Screenshots are left in tests/screenshots/ to be looked at.
 
 import pytest
 
-from cases.translations import source_hash
-
 from . import test_reading_accessibility as axe_test
-from .conftest import import_cases, seed_case, write_json
+from .conftest import import_cases, write_json
 from .test_reading_browser import SCREENSHOTS, needs_chromium
+from .test_translations import stale_and_missing_case
 
 browser = axe_test.browser  # the fixture: Debian's Chromium, launched once a test
 
@@ -42,17 +41,7 @@ LAYOUT = """() => {
 @pytest.fixture
 def stale_and_missing(tmp_path):
     """IL-0137 with a stale summary, a missing trigger and a stale second remediation step."""
-    case = seed_case()
-    case["trigger"] = {"en": case["trigger"]["en"], "ko": None}
-    case["translations"] = {
-        "summary": {
-            "source": source_hash("What the English said before"),
-            "at": "2026-11-01T00:00:00Z",
-            "english_at": "2026-12-01T09:00:00Z",
-        },
-        "remediation[1]": {"source": source_hash("An older step")},
-    }
-    import_cases(write_json(tmp_path / "seed.json", case))
+    import_cases(write_json(tmp_path / "seed.json", stale_and_missing_case()))
 
 
 def layout(browser, live_server, width, lang="ko"):

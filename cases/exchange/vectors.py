@@ -23,6 +23,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from django.db import DEFAULT_DB_ALIAS, connections
 
+from cases.exchange.format import BILINGUAL_FIELDS
+
 # As in cases_korean_tsvector: a text is read up to its first 100,000 characters; only words
 # of at most 32 characters, in a text of at most 20,000, give their endings.
 TEXT_LIMIT = 100_000
@@ -58,30 +60,20 @@ def _steps(data, language):
     return _joined(texts) if any(text is not None for text in texts) else None
 
 
-def korean_texts(data):
-    """An exchange case's Korean texts, in the order of the vectors (database.sql)."""
-    body = _joined(
-        data[name]["ko"] for name in ("trigger", "symptoms_text", "detection", "lessons")
-    )
-    return (data["title"]["ko"], data["summary"]["ko"], data["org"], body, _steps(data, "ko"))
-
-
-def english_texts(data):
-    """Its id and English texts, likewise."""
-    body = _joined(
-        data[name]["en"] for name in ("trigger", "symptoms_text", "detection", "lessons")
-    )
+def case_texts(data, language):
+    """An exchange case's texts in one language, in the order of the vectors (database.sql):
+    title, summary, the organisation's name, the other texts joined, the steps joined."""
+    _title, _summary, *body = BILINGUAL_FIELDS
     return (
-        data["id"],
-        data["title"]["en"],
-        data["summary"]["en"],
+        data["title"][language],
+        data["summary"][language],
         data["org"],
-        body,
-        _steps(data, "en"),
+        _joined(data[name][language] for name in body),
+        _steps(data, language),
     )
 
 
-# Both vectors of cases, given their English texts (as english_texts) and Korean vectors.
+# Both vectors of cases, given their ids, English texts (case_texts) and Korean vectors.
 CASE_VECTORS = """
 SELECT title::text, (title || body)::text
 FROM (
@@ -120,9 +112,12 @@ class Ahead:
     def _derive(self, cases):
         if self.korean is None:
             self.korean = KoreanVectors(connections[DEFAULT_DB_ALIAS].cursor())
-        korean = self.korean.vectors(text for data in cases for text in korean_texts(data))
+        korean = self.korean.vectors(text for data in cases for text in case_texts(data, "ko"))
         parts = len(korean) // len(cases) if cases else 0
-        columns = [list(column) for column in zip(*map(english_texts, cases), strict=True)]
+        columns = [[data["id"] for data in cases]]
+        columns += [
+            list(texts) for texts in zip(*(case_texts(data, "en") for data in cases), strict=True)
+        ]
         columns += [korean[part::parts] for part in range(parts)]
         cursor = self.korean.cursor
         cursor.execute(CASE_VECTORS, columns)
