@@ -646,7 +646,6 @@ class CaseAdmin(LibraryAdmin):
                     )
                 )
         after = translations.after_edit(case.translations, edits, format_timestamp(timezone.now()))
-        request.confirmed_translations = sorted(confirmed)
         if after == case.translations:
             return False
         case.translations = after
@@ -656,7 +655,7 @@ class CaseAdmin(LibraryAdmin):
     def construct_change_message(self, request, form, formsets, add=False):
         message = super().construct_change_message(request, form, formsets, add)
         # "Still correct" is no field of the case: said in the history as a change of it.
-        for key in getattr(request, "confirmed_translations", ()):
+        for key in sorted(form.cleaned_data.get("still_correct") or ()):
             message.append(
                 {
                     "changed": {
