@@ -21,10 +21,12 @@ Then, with wrk (--connections, 2 threads, a 10 s timeout):
    the replica) instead of nginx's copy;
 2. failover: the same mix; at 5 s the replica is stopped, at 25 s started again, then the
    app servers' /readyz is asked until they name it "ok" and, 8 s later, Redis is stopped
-   (its /readyz asked meanwhile) and started again; the load goes on 10 s more. Errors are
-   counted per phase (nginx's access log; statuses >= 400 but 499, which is wrk closing its
-   connections at the end) and the metrics (incidentlib_database_reads_total) tell whether
-   the replica is read again;
+   for 10 s (their /readyz asked meanwhile) and started again, empty; the load goes on 10 s
+   more. Errors are counted per phase (nginx's access log; statuses >= 400 but 499, which
+   is wrk closing its connections at the end, or at its 10 s timeout: counted apart, with
+   the answers that took 10 s or more) and the metrics (incidentlib_database_reads_total) tell whether the
+   replica is read again; the app servers' request logs tell, per phase, where their time
+   went (by view and cache hit or miss), the slowest answers and why a replica was skipped;
 3. the case page through nginx (its cached copy); the same page with ?lang=ko through nginx
    for a reader whose language cookie already says ko (no Set-Cookie: nginx's copy, one per
    Cookie value) and for one whose cookie says en (the answer sets the cookie, so nginx keeps
@@ -32,6 +34,10 @@ Then, with wrk (--connections, 2 threads, a 10 s timeout):
    proxy_cache_lock_timeout, 1 s; a reader meets this once, when switching); the page from
    one gunicorn directly (the app's Redis cache) and /bench/bare from one gunicorn directly,
    --duration s each.
+
+Run 1 also gives the app servers' time by view and the replica skips by reason. --runs
+chooses runs (e.g. --runs 1,2); --keep DIR keeps the loaded primary in DIR and starts from
+it next time (the import of 100,000 cases takes 3 to 5 minutes).
 
 Errors: wrk's non-2xx/3xx answers plus its socket errors (connect, read, write, timeout).
 Everything started is stopped at the end, also on errors, Ctrl-C and SIGTERM.
@@ -59,7 +65,13 @@ for folder in (ROOT, BENCH, ROOT / "deploy"):
 
 TAXONOMY = ROOT / "fixtures" / "taxonomy.json"
 WRK_REPORT = BENCH / "wrk_report.lua"
-FAILOVER = {"replica_stop": 5, "replica_start": 25, "redis_after": 8, "after_redis": 10}
+FAILOVER = {
+    "replica_stop": 5,
+    "replica_start": 25,
+    "redis_after": 8,
+    "redis_down": 10,
+    "after_redis": 10,
+}
 
 
 def log(message):
@@ -121,6 +133,19 @@ class Redis:
 
 
 def load_library(pair, cases):
+    """Migrate and import FILE into the primary: (URL, seconds of the import). With --keep,
+    a primary that already holds FILE's library (its name, size and time recorded in
+    loaded.json) is only migrated: (URL, None)."""
+    source = Path(cases).resolve()
+    stamp = {"cases": str(source), "size": source.stat().st_size, "mtime": source.stat().st_mtime}
+    loaded = pair.root / "loaded.json"
+    if pair.keep and loaded.exists() and json.loads(loaded.read_text()) == stamp:
+        url = pair.primary.url("incidentlib")
+        manage(url, "migrate", "--no-input", "-v", "0")
+        return url, None
+    if pair.keep:
+        loaded.unlink(missing_ok=True)
+        pair.primary.sql('DROP DATABASE IF EXISTS "incidentlib"')
     url = pair.primary.create_database("incidentlib")
     manage(url, "migrate", "--no-input", "-v", "0")
     manage(url, "load_taxonomy", str(TAXONOMY), "-v", "0")
@@ -128,6 +153,8 @@ def load_library(pair, cases):
     manage(url, "import_cases", cases, "-v", "0")
     seconds = time.perf_counter() - started
     pair.primary.sql("ANALYZE", database="incidentlib")
+    if pair.keep:
+        loaded.write_text(json.dumps(stamp))
     return url, seconds
 
 
@@ -275,8 +302,10 @@ def readyz(app_stack):
 
 
 def access_log_errors(path, phases):
-    """{phase: (requests, errors, {status: count})} from nginx's JSON access log, by time."""
-    counts = {name: [0, 0, {}] for name, _start, _end in phases}
+    """{phase: (requests, errors, {status: count}, waits)} from nginx's JSON access log, by
+    time. waits: {"499": requests the client gave up on (wrk closing its connections at the
+    end, or its 10 s timeout), ">= 10 s": answers that took wrk's timeout or more, "p99 s"}."""
+    counts = {name: [0, 0, {}, []] for name, _start, _end in phases}
     with open(path, encoding="utf-8", errors="replace") as lines:
         for line in lines:
             try:
@@ -288,11 +317,70 @@ def access_log_errors(path, phases):
                 if start <= when < end:
                     status = int(entry["status"])
                     counts[name][0] += 1
+                    counts[name][3].append((float(entry["duration_s"]), status))
                     if status >= 400 and status != 499:
                         counts[name][1] += 1
                         counts[name][2][status] = counts[name][2].get(status, 0) + 1
                     break
+    for phase in counts.values():
+        durations = sorted(seconds for seconds, _status in phase[3])
+        phase[3] = {
+            "499": sum(1 for _seconds, status in phase[3] if status == 499),
+            ">= 10 s": sum(1 for seconds in durations if seconds >= 10),
+            "p99 s": durations[int(len(durations) * 0.99)] if durations else None,
+        }
     return counts
+
+
+def app_log(folder):
+    """The app servers' JSON log lines: [(time, entry)]."""
+    entries = []
+    for path in sorted(Path(folder).glob("app*.log")):
+        for line in path.read_text(errors="replace").splitlines():
+            try:
+                entry = json.loads(line)
+                when = datetime.datetime.fromisoformat(entry["time"]).timestamp()
+            except (ValueError, KeyError, TypeError):
+                continue
+            entries.append((when, {**entry, "app": path.stem}))
+    return entries
+
+
+def app_phases(entries, phases):
+    """Per phase, where the app servers' time went: requests, seconds spent answering, the
+    slowest answers and the replica warnings by reason (first words)."""
+    found = {}
+    for name, start, end in phases:
+        requests = [
+            e for t, e in entries if start <= t < end and e.get("logger") == "incidentlib.request"
+        ]
+        busy = {}
+        for entry in requests:
+            key = (entry.get("view"), entry.get("cache"))
+            seconds, count = busy.get(key, (0.0, 0))
+            busy[key] = (seconds + entry.get("duration_ms", 0) / 1000, count + 1)
+        reasons = {}
+        for t, entry in entries:
+            message = entry.get("message", "")
+            if start <= t < end and "skipped:" in message:
+                reason = re.sub(r"[0-9.]+", "N", message.split("skipped:", 1)[1].strip())[:70]
+                reasons[reason] = reasons.get(reason, 0) + 1
+        cache_down = sum(
+            1
+            for t, e in entries
+            if start <= t < end and "cache unavailable" in e.get("message", "")
+        )
+        found[name] = {
+            "requests": len(requests),
+            "busy": sorted(busy.items(), key=lambda item: -item[1][0])[:6],
+            "slowest": sorted(
+                ((e.get("duration_ms", 0), e.get("view"), e.get("cache"), e.get("app"))
+                 for e in requests), key=lambda slow: slow[0], reverse=True,
+            )[:5],
+            "skipped": reasons,
+            "cache unavailable": cache_down,
+        }  # fmt: skip
+    return found
 
 
 def warnings_logged(folder):
@@ -366,7 +454,7 @@ def failover_run(app_stack, pair, redis, script, args, stack):
     t_redis_stopped = time.time()
     event("redis stopped")
     redis_down_ready = readyz(app_stack)
-    time.sleep(1)
+    time.sleep(max(1.0, t_redis_stopped + FAILOVER["redis_down"] - time.time()))
     redis.start()
     t_redis_started = time.time()
     event("redis started")
@@ -385,6 +473,7 @@ def failover_run(app_stack, pair, redis, script, args, stack):
         ("redis restart and after", t_redis_stopped, ended + 1),
     ]
     by_phase = access_log_errors(app_stack.folder / "access.log", phases)
+    app_by_phase = app_phases(app_log(app_stack.folder), phases)
     windows = {
         "down": (before, at_restart),
         "back": (at_restart, after_restart),
@@ -394,6 +483,7 @@ def failover_run(app_stack, pair, redis, script, args, stack):
         "stats": stats,
         "duration": duration,
         "phases": by_phase,
+        "app_phases": app_by_phase,
         "during_ready": during_ready,
         "redis_down_ready": redis_down_ready,
         "after_ready": after_redis_ready,
@@ -411,7 +501,16 @@ def main():
     parser.add_argument("--connections", type=int, default=50)
     parser.add_argument("--workers", type=int, default=2, help="sync workers per gunicorn")
     parser.add_argument("--app-share", type=float, default=0.25, help="of the mix, with a cookie")
+    parser.add_argument(
+        "--keep", metavar="DIR",
+        help="keep the primary's folder (the loaded library) in DIR, and start from it when it "
+        "already holds --cases' library: the import (5 minutes at 100,000 cases) is skipped",
+    )  # fmt: skip
+    parser.add_argument(
+        "--runs", default="1,2,3", help="which runs, comma-separated (default 1,2,3)"
+    )
     args = parser.parse_args()
+    runs = {int(run) for run in args.runs.split(",")}
     for program in ("wrk", "redis-server"):
         if not shutil.which(program):
             sys.exit(f"{program} is missing (apt-get install wrk redis-server)")
@@ -426,9 +525,10 @@ def main():
     with contextlib.ExitStack() as stack:
         folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="incidentlib-cluster-"))
         log(f"primary ... ({args.cases})")
-        pair = stack.enter_context(ReplicatedPair())
+        pair = stack.enter_context(ReplicatedPair(args.keep, keep=bool(args.keep)))
         database_url, import_seconds = load_library(pair, args.cases)
-        log(f"imported in {import_seconds:.1f} s; replica ...")
+        log(f"imported in {import_seconds:.1f} s; replica ..." if import_seconds is not None
+            else f"library kept in {args.keep}; replica ...")  # fmt: skip
         pair.start_replica()
         pair.wait_for_replay(timeout=60)
         replica_url = pair.replica.url("incidentlib")
@@ -452,63 +552,105 @@ def main():
         print("ready:", readyz(app_stack)[0][1], flush=True)
         script = mix_script(folder, [(path, lang) for _name, path, lang in mix], args.app_share)
 
-        log(f"1. steady mix, {args.duration} s at {args.connections} connections")
-        process = run_wrk(app_stack.base, args.duration, args.connections, script, stack)
-        steady = parse_wrk(process.communicate()[0])
-        steady_metrics = metrics(app_stack)
-
-        log("2. failover: replica stopped for 20 s, started, then Redis restarted")
-        failover = failover_run(app_stack, pair, redis, script, args, stack)
-
-        log("3. cached case page through nginx vs /bench/bare on one gunicorn")
-        case_path = f"/cases/{targets['case']}"
-        plain, korean_reader, english_reader = (
-            Path(folder) / f"{name}.lua" for name in ("plain", "korean", "english")
-        )
-        plain.write_text(WRK_REPORT.read_text())
-        for script, language in ((korean_reader, "ko"), (english_reader, "en")):
-            cookie = f'wrk.headers["Cookie"] = "incidentlib_language={language}"\n'
-            script.write_text(cookie + WRK_REPORT.read_text())
+        steady = steady_metrics = steady_app = failover = None
         compared = {}
-        for name, url, script in (
-            ("case page, through nginx (cached)", app_stack.base + case_path, plain),
-            ("case ?lang=ko, cookie ko, through nginx", app_stack.base + case_path + "?lang=ko",
-             korean_reader),
-            ("case ?lang=ko, cookie en (Set-Cookie), through nginx",
-             app_stack.base + case_path + "?lang=ko", english_reader),
-            ("case page, one gunicorn directly", app_stack.app_base(0) + case_path, plain),
-            ("/bench/bare, one gunicorn directly", app_stack.app_base(0) + "/bench/bare", plain),
-        ):  # fmt: skip
-            process = run_wrk(url, args.duration, args.connections, script, stack)
-            compared[name] = parse_wrk(process.communicate()[0])
-            log(f"   {name}: {compared[name]['rps']:.0f} req/s")
+        if 1 in runs:
+            log(f"1. steady mix, {args.duration} s at {args.connections} connections")
+            started = time.time()
+            process = run_wrk(app_stack.base, args.duration, args.connections, script, stack)
+            steady = parse_wrk(process.communicate()[0])
+            steady_metrics = metrics(app_stack)
+            steady_app = app_phases(app_log(app_stack.folder), [("run 1", started, time.time())])
 
-    report(args, targets, mix, import_seconds, steady, steady_metrics, failover, compared)
+        if 2 in runs:
+            log("2. failover: replica stopped for 20 s, started, then Redis restarted")
+            failover = failover_run(app_stack, pair, redis, script, args, stack)
+
+        if 3 in runs:
+            log("3. cached case page through nginx vs /bench/bare on one gunicorn")
+            compared = compare_run(app_stack, targets, folder, args, stack)
+
+    report(args, targets, mix, import_seconds, steady, steady_metrics, steady_app, failover,
+           compared)  # fmt: skip
 
 
-def report(args, targets, mix, import_seconds, steady, steady_metrics, failover, compared):
-    print(f"\n== bench/cluster.py, {time.strftime('%Y-%m-%d')}: {args.cases}, imported in "
-          f"{import_seconds:.0f} s; 2 gunicorns x {args.workers} sync workers behind nginx, "
+def compare_run(app_stack, targets, folder, args, stack):
+    case_path = f"/cases/{targets['case']}"
+    plain, korean_reader, english_reader = (
+        Path(folder) / f"{name}.lua" for name in ("plain", "korean", "english")
+    )
+    plain.write_text(WRK_REPORT.read_text())
+    for script, language in ((korean_reader, "ko"), (english_reader, "en")):
+        cookie = f'wrk.headers["Cookie"] = "incidentlib_language={language}"\n'
+        script.write_text(cookie + WRK_REPORT.read_text())
+    compared = {}
+    for name, url, script in (
+        ("case page, through nginx (cached)", app_stack.base + case_path, plain),
+        ("case ?lang=ko, cookie ko, through nginx", app_stack.base + case_path + "?lang=ko",
+         korean_reader),
+        ("case ?lang=ko, cookie en (Set-Cookie), through nginx",
+         app_stack.base + case_path + "?lang=ko", english_reader),
+        ("case page, one gunicorn directly", app_stack.app_base(0) + case_path, plain),
+        ("/bench/bare, one gunicorn directly", app_stack.app_base(0) + "/bench/bare", plain),
+    ):  # fmt: skip
+        process = run_wrk(url, args.duration, args.connections, script, stack)
+        compared[name] = parse_wrk(process.communicate()[0])
+        log(f"   {name}: {compared[name]['rps']:.0f} req/s")
+    return compared
+
+
+def print_app_phase(name, found):
+    print(f"    {name}: {found['requests']} requests; 'cache unavailable' "
+          f"{found['cache unavailable']}; replica skipped: {found['skipped'] or 0}")  # fmt: skip
+    busy = ", ".join(
+        f"{view} ({cache or '-'}) {seconds:.1f} s/{count}"
+        for (view, cache), (seconds, count) in found["busy"]
+    )
+    print(f"      most time: {busy}")
+    slowest = ", ".join(f"{ms / 1000:.2f} s {view} ({cache or '-'}, {app})"
+                        for ms, view, cache, app in found["slowest"])  # fmt: skip
+    print(f"      slowest: {slowest}")
+
+
+def report(args, targets, mix, import_seconds, steady, steady_metrics, steady_app, failover,
+           compared):  # fmt: skip
+    loaded = (f"imported in {import_seconds:.0f} s" if import_seconds is not None
+              else f"the library kept in {args.keep}")  # fmt: skip
+    print(f"\n== bench/cluster.py, {time.strftime('%Y-%m-%d')}: {args.cases}, {loaded}; "
+          f"2 gunicorns x {args.workers} sync workers behind nginx, "
           f"1 streaming replica, Redis; {os.cpu_count()} CPUs")  # fmt: skip
     print(f"mix: {len(mix)} pages at random, {args.app_share:.0%} with a cookie of their own "
           f"(past nginx's copy); wrk -t2 -c{args.connections} --timeout 10s")  # fmt: skip
     print("\n" + HEADER)
-    print(fmt_row(f"1. mix, {args.duration} s", steady))
-    replica, primary, fallbacks = reads(steady_metrics)
-    print(fmt_row(f"2. mix + failover, {failover['duration']:.0f} s", failover["stats"]))
+    if steady:
+        print(fmt_row(f"1. mix, {args.duration} s", steady))
+    if failover:
+        print(fmt_row(f"2. mix + failover, {failover['duration']:.0f} s", failover["stats"]))
     for name, stats in compared.items():
         print(fmt_row(f"3. {name}", stats))
-    bare = compared["/bench/bare, one gunicorn directly"]["rps"]
-    cached = compared["case page, through nginx (cached)"]["rps"]
-    print(f"\ncached case page through nginx / bare Django view on one gunicorn: "
-          f"{cached / bare:.1f}x")  # fmt: skip
-    print(f"reads after run 1: replica {replica:.0f}, primary {primary:.0f} "
-          f"(the API's /api/cases/ reads the primary), fallbacks {fallbacks:.0f}")  # fmt: skip
+    if compared:
+        bare = compared["/bench/bare, one gunicorn directly"]["rps"]
+        cached = compared["case page, through nginx (cached)"]["rps"]
+        print(f"\ncached case page through nginx / bare Django view on one gunicorn: "
+              f"{cached / bare:.1f}x")  # fmt: skip
+    if steady:
+        replica, primary, fallbacks = reads(steady_metrics)
+        print(f"reads after run 1: replica {replica:.0f}, primary {primary:.0f} "
+              f"(the API's /api/cases/ reads the primary), fallbacks {fallbacks:.0f}")  # fmt: skip
+        print_app_phase("run 1", steady_app["run 1"])
+    if failover:
+        report_failover(failover)
+    print_mix(mix)
 
+
+def report_failover(failover):
     print("\nfailover run, by phase (nginx's access log; errors: status >= 400 but 499):")
-    print(f"  {'phase':<26} {'requests':>9} {'errors':>7}  statuses")
-    for name, (count, errors, statuses) in failover["phases"].items():
-        print(f"  {name:<26} {count:>9} {errors:>7}  {statuses or ''}")
+    print(f"  {'phase':<26} {'requests':>9} {'errors':>7}  statuses; waits")
+    for name, (count, errors, statuses, waits) in failover["phases"].items():
+        print(f"  {name:<26} {count:>9} {errors:>7}  {statuses or ''}; {waits}")
+    print("  the app servers, by phase (their request log):")
+    for name, found in failover["app_phases"].items():
+        print_app_phase(name, found)
     print("  database reads in the window (replica, primary, fallbacks to the primary):")
     for name in ("down", "back", "after redis"):
         (r0, p0, f0), (r1, p1, f1) = failover["reads"][name]
@@ -525,6 +667,9 @@ def report(args, targets, mix, import_seconds, steady, steady_metrics, failover,
     print(f"  /readyz at the end: {[s for s, _ in failover['after_ready']]} "
           f"{failover['after_ready'][0][1]}")  # fmt: skip
     print(f"  warnings in the app servers' logs: {failover['warnings']}")
+
+
+def print_mix(mix):
     print("\npaths of the mix:")
     for name, path, lang in mix:
         print(f"  {name:<18} {path}" + (f"  (Accept-Language: {lang})" if lang else ""))

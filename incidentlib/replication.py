@@ -98,9 +98,15 @@ class Server:
 
 
 class ReplicatedPair:
-    def __init__(self, root=None):
+    """`keep=True` with a `root`: the primary's folder is kept when the pair stops (the
+    replica's is not), and a later pair on the same root starts that primary again instead
+    of making a new one (bench/cluster.py --keep: a library loaded once)."""
+
+    def __init__(self, root=None, keep=False):
         self.bin = binaries()
+        self.keep = bool(root and keep)
         self.root = Path(root or tempfile.mkdtemp(prefix="incidentlib-replication-"))
+        self.root.mkdir(parents=True, exist_ok=True)
         self.root.chmod(0o755)
         self.primary = Server(self, "primary")
         self.replica = None
@@ -136,6 +142,9 @@ class ReplicatedPair:
         self.stop()
 
     def start_primary(self):
+        if self.keep and (self.primary.data / "PG_VERSION").exists():
+            self.primary.start()
+            return
         self.run(
             "initdb", "-D", self.primary.data, "-U", "postgres", "--auth=trust",
             "--encoding=UTF8", "--locale=C", "--no-sync",
@@ -154,6 +163,7 @@ class ReplicatedPair:
     def start_replica(self):
         """Copy the primary with pg_basebackup (-R: it follows the primary) and start it."""
         self.replica = Server(self, "replica")
+        shutil.rmtree(self.replica.data, ignore_errors=True)
         self.run(
             "pg_basebackup", "-h", "127.0.0.1", "-p", self.primary.port, "-U", "postgres",
             "-D", self.replica.data, "-R", "-X", "stream", "--checkpoint=fast", "--no-sync",
@@ -189,7 +199,11 @@ class ReplicatedPair:
         for server in (self.replica, self.primary):
             if server is not None and server.running():
                 try:
-                    server.stop(mode="immediate")
+                    server.stop(mode="fast" if self.keep else "immediate")
                 except RuntimeError:
                     pass
-        shutil.rmtree(self.root, ignore_errors=True)
+        if self.keep:
+            if self.replica is not None:
+                shutil.rmtree(self.replica.data, ignore_errors=True)
+        else:
+            shutil.rmtree(self.root, ignore_errors=True)
