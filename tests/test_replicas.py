@@ -11,6 +11,7 @@ the replica, one that shows the new text from the primary.
 import os
 import subprocess
 import sys
+import threading
 import time
 from contextlib import contextmanager
 
@@ -191,6 +192,31 @@ def test_a_replica_restarted_long_after_the_last_write_is_used_again(
     replicated.replica.start()
     assert read(client, "/cases/")[0] == "replica_1"
     assert "skipped: lags" not in caplog.text
+
+
+def test_a_replica_replaying_wal_without_a_commit_is_not_lagging(
+    replicated, client, settings, caplog, monkeypatch
+):
+    """The primary writes WAL that commits nothing (autovacuum, pruning, checkpoints): a
+    replica seen between receiving it and replaying it lags by that moment, not by the age
+    of the last transaction it replayed. Its replay is held here until the check has seen
+    it behind, then let go."""
+    settings.INCIDENTLIB_REPLICA_MAX_LAG = 1
+    monkeypatch.setattr(routers, "CATCH_UP_SECONDS", 30)  # room for a loaded machine
+    replicated.wait_for_replay()
+    time.sleep(1.5)  # the last transaction is now older than the lag allowed
+    replicated.replica.sql("SELECT pg_wal_replay_pause()")
+    replicated.primary.sql("SELECT pg_logical_emit_message(false, 'incidentlib', 'no commit')")
+    behind = "SELECT pg_last_wal_receive_lsn() > pg_last_wal_replay_lsn()"
+    while not replicated.replica.sql(behind)[0][0]:
+        time.sleep(0.01)  # until the replica has received it
+    resume = threading.Timer(0.5, replicated.replica.sql, ["SELECT pg_wal_replay_resume()"])
+    resume.start()
+    try:
+        assert read(client, "/cases/")[0] == "replica_1"
+    finally:
+        resume.join()
+    assert "skipped" not in caplog.text
 
 
 def test_a_replica_stopped_between_two_checks_costs_the_reader_nothing(
