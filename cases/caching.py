@@ -17,9 +17,10 @@ Each cached page answers conditional requests: its ETag names the generation and
 so `If-None-Match` gets a 304 without the page being read from the cache; `Last-Modified`
 is the time of the library's last change. `Cache-Control: public` with `CACHE_MAX_AGE`
 (default 0: a shared cache in front revalidates each time, and a 304 costs one small query)
-lets a CDN or the proxy keep them. If the cache server goes away, each process keeps
-what it makes in its own memory meanwhile (the "local" cache) and a warning is logged;
-readers see no error.
+lets a CDN or the proxy keep them. Each process keeps what it made or read lately in its
+own memory too, in front of the shared cache (incidentlib/cache_tiers.py): if the cache
+server goes away, it answers from there, leaves the server alone for a few seconds after
+each failure and logs a warning; readers see no error.
 """
 
 import hashlib
@@ -27,13 +28,13 @@ import logging
 from functools import wraps
 
 from django.conf import settings
-from django.core.cache import InvalidCacheBackendError, cache, caches
 from django.http import HttpResponse, HttpResponseNotModified
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import http_date, parse_etags
 from django.utils.translation import get_language
 
 from cases.models import Library
+from incidentlib import cache_tiers
 
 logger = logging.getLogger(__name__)
 
@@ -55,31 +56,12 @@ def _is_personal(request):
     return settings.SESSION_COOKIE_NAME in request.COOKIES
 
 
-def _fallback():
-    """This process's own memory (the "local" cache), while the shared cache is away; the
-    keys name the generation, so what it keeps is never stale either."""
-    try:
-        return caches["local"]
-    except InvalidCacheBackendError:
-        return None
-
-
 def _cache_get(key):
-    try:
-        return cache.get(key)
-    except Exception:  # the cache server is away: this process's memory, else made afresh
-        logger.warning("cache unavailable: reading %s", key, exc_info=True)
-        local = _fallback()
-        return local.get(key) if local else None
+    return cache_tiers.read(key)
 
 
 def _cache_set(key, value):
-    try:
-        cache.set(key, value, settings.INCIDENTLIB_CACHE_SECONDS)
-    except Exception:
-        logger.warning("cache unavailable: writing %s", key, exc_info=True)
-        if local := _fallback():
-            local.set(key, value, settings.INCIDENTLIB_CACHE_SECONDS)
+    cache_tiers.keep(key, value)
 
 
 def cached_value(name, compute, request=None):

@@ -299,8 +299,9 @@ CACHES = {
         "LOCATION": "incidentlib",
         "OPTIONS": {"MAX_ENTRIES": 5000},
     },
-    # Each process's own memory, where pages and counts are kept while Redis is away
-    # (cases/caching.py), so that an outage of Redis does not make every page afresh.
+    # Each process's own memory, in front of Redis (incidentlib/cache_tiers.py): the pages
+    # and counts it made or read lately, so that an outage of Redis, or Redis restarted
+    # empty, does not make every page afresh in every process.
     "local": {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
         "LOCATION": "incidentlib-local",
@@ -311,6 +312,8 @@ CACHES = {
 # incidentlib's own settings
 # How long a cached page or count is kept (a write makes it unreachable before that anyway).
 INCIDENTLIB_CACHE_SECONDS = env_int("CACHE_SECONDS", 24 * 60 * 60)
+# After Redis fails to answer, each process leaves it alone this long (its own memory only).
+INCIDENTLIB_CACHE_RETRY_SECONDS = env_int("CACHE_RETRY_SECONDS", 5)
 # max-age of the public pages' Cache-Control: 0 makes a CDN or proxy revalidate each time.
 INCIDENTLIB_CACHE_MAX_AGE = env_int("CACHE_MAX_AGE", 0)
 # Hide cases that are not yet reviewed from every public page, the feed, the sitemap and the API.
