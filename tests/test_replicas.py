@@ -274,3 +274,32 @@ def test_readyz_names_a_skipped_replica_without_failing(replicated, client):
     assert answer.status_code == 200
     assert answer.json()["status"] == "degraded"
     assert answer.json()["checks"]["replica_1"].startswith("skipped: unreachable")
+
+
+def test_with_the_primary_stopped_public_pages_are_read_from_the_replica(replicated, client):
+    """The primary down: the replica has replayed all it received, so it is not lagging, and
+    public pages, the feed and the taxonomy API go on from it; what only the primary can
+    answer (the sync API, a login, any write) is the 503 page, and /readyz names the
+    database."""
+    from django.test import Client
+
+    replicated.wait_for_replay()
+    assert read(client, CASE)[0] == "replica_1"
+    replicated.primary.stop()
+    try:
+        for path in (CASE, "/cases/", "/cases/?q=timeout", "/orgs/", "/feed/", "/api/taxonomy/"):
+            database, page = read(client, path)
+            assert database == "replica_1", path
+        assert TITLE in read(client, CASE)[1]
+
+        failing = Client(raise_request_exception=False)
+        login = {"username": "rita", "password": "not-checked-without-the-primary"}
+        for answer in (failing.get("/api/cases/"), failing.post("/admin/login/", login)):
+            assert answer.status_code == 503, answer.wsgi_request.path
+            assert answer["Retry-After"]
+        ready = failing.get("/readyz")
+        assert ready.status_code == 503
+        assert ready.json()["checks"]["database"].startswith("down")
+        assert ready.json()["checks"]["replica_1"] == "ok"
+    finally:
+        replicated.primary.start()
