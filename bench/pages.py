@@ -5,7 +5,9 @@
     .venv/bin/python bench/pages.py --database-url postgres://.../incidentlib_import_10000
 
 e.g. FILE /tmp/bench-10k.jsonl, from `bench/generate.py 10000 /tmp/bench-10k.jsonl`; options
---duration 10 (seconds of wrk a page), --connections 4, --no-redis.
+--duration 10 (seconds of wrk a page), --connections 4, --no-redis, --pages PATTERN (only the
+pages whose name matches the regular expression, e.g. --pages 'case|one query'; the bare
+view, which every ratio divides by, is always measured), --writes 3 (first answers a page).
 
 Needs Debian's `wrk` (apt-get install wrk). The library is one of:
 - --cases FILE: a fresh database <DATABASE_URL's name>_pages (dropped, created, migrated, the
@@ -25,7 +27,7 @@ Then, for each page (real ids, slugs and words picked from the database):
    of /bench/bare's;
 2. first answer after a write: a case's title_en is changed through Django's ORM in this
    process (the database then invalidates every cached page), then one GET of the page is
-   timed; three times, the slowest kept, with the statuses.
+   timed; three times (--writes), the slowest kept, with the statuses.
 
 Compare the ratios of one run, not seconds across runs or machines. gunicorn is stopped at the
 end, also on errors and Ctrl-C.
@@ -52,7 +54,7 @@ from common import ROOT, fresh_database, manage
 BENCH = ROOT / "bench"
 WRK_SCRIPT = BENCH / "wrk_report.lua"
 TAXONOMY = ROOT / "fixtures" / "taxonomy.json"
-WRITES_PER_PAGE = 3
+BARE = "bare view"
 
 
 # --- The library and what to ask for -----------------------------------------------------------
@@ -164,7 +166,7 @@ def pages(t):
         return f"{path}?{urlencode(params, quote_via=quote)}"
 
     return [
-        ("bare view", "/bench/bare"),
+        (BARE, "/bench/bare"),
         ("one query view", "/bench/one-query"),
         ("case, en", q(f"/cases/{t['case']}", lang="en")),
         ("case, ko", q(f"/cases/{t['case']}", lang="ko")),
@@ -307,17 +309,21 @@ def sitemap_section(base):
     return section.path + (f"?{section.query}" if section.query else "")
 
 
-def first_answers(base, path, case_id, title):
+def first_answers(base, path, case_id, title, writes):
     """(wall ms, status) of the first GET of the page after each of a few writes."""
     from cases.models import Case
 
     answers = []
-    for _ in range(WRITES_PER_PAGE):
+    for _ in range(writes):
         stamp = secrets.token_hex(3)
         Case.objects.filter(id=case_id).update(title_en=f"{title} (bench write {stamp})")
         status, _body, ms = get(base, path)
         answers.append((ms, status))
     return answers
+
+
+def wanted(args, name):
+    return name == BARE or args.pages is None or bool(args.pages.search(name))
 
 
 def main():
@@ -333,6 +339,13 @@ def main():
     parser.add_argument("--word", default="timeout", help="word searched with a filter")
     parser.add_argument("--phrase", default="load balancer", help="phrase searched in quotes")
     parser.add_argument("--rare-word", help="default: the rarest name in a few titles")
+    parser.add_argument(
+        "--pages",
+        type=re.compile,
+        metavar="PATTERN",
+        help="only the pages whose name matches (a regular expression); the bare view always",
+    )
+    parser.add_argument("--writes", type=int, default=3, help="first answers timed a page")
     args = parser.parse_args()
     # A SIGTERM (localdb passes its own on) stops us as Ctrl-C does: gunicorn stopped too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
@@ -360,9 +373,10 @@ def main():
     try:
         with Gunicorn(env, args.workers) as server:
             todo = pages(targets)
-            section = sitemap_section(server.base)
+            section = sitemap_section(server.base) if wanted(args, "sitemap section") else None
             if section:
                 todo.append(("sitemap section", section))
+            todo = [(name, path) for name, path in todo if wanted(args, name)]
             print(f"\nwrk: {args.duration} s a page, {args.connections} connections", flush=True)
             for name, path in todo:
                 status = get(server.base, path)[0]
@@ -374,7 +388,7 @@ def main():
             after_write = {}
             for name, path in todo:
                 after_write[name] = first_answers(
-                    server.base, path, targets["case"], targets["case_title"]
+                    server.base, path, targets["case"], targets["case_title"], args.writes
                 )
             if server.process.poll() is not None:
                 print(f"gunicorn died:\n{server.log_tail()}")
@@ -382,7 +396,7 @@ def main():
     finally:
         Case.objects.filter(id=targets["case"]).update(title_en=targets["case_title"])
 
-    bare = measured["bare view"][2]["rps"]
+    bare = measured[BARE][2]["rps"]
     print(
         f"\n{'page':<18} {'status':>6} {'req/s':>9} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} "
         f"{'errors':>7} {'x bare':>7} {'after write: max ms':>20} {'statuses':>12}"
