@@ -26,9 +26,13 @@ graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", 30))
 # Behind the proxy's keep-alive connections (deploy/nginx.conf: keepalive 32).
 keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", 5))
 # Each worker is replaced after about this many requests (memory that grows is given back),
-# at different times thanks to the jitter, so that they never restart all at once.
-max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", 2000))
-max_requests_jitter = int(os.environ.get("GUNICORN_MAX_REQUESTS_JITTER", 200))
+# at different times thanks to the jitter, so that they never restart all at once. Not too
+# often: a new worker starts without the pages its memory held in front of Redis
+# (incidentlib/cache_tiers.py), its database connections and its replica verdicts. At 2,000,
+# under bench/cluster.py's load (about 140 requests/s a worker) each was replaced every 14 s,
+# and one that starts while Redis is away makes every page afresh.
+max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", 20000))
+max_requests_jitter = int(os.environ.get("GUNICORN_MAX_REQUESTS_JITTER", 2000))
 # Load Django once in the master: workers start fast and share its memory.
 preload_app = os.environ.get("GUNICORN_PRELOAD", "1") == "1"
 # The proxy's X-Forwarded-* are believed from these addresses only.
@@ -81,7 +85,7 @@ def when_ready(server):
     if server.cfg.preload_app:
         # The Korean query analyser (1 to 5 s and about 500 MB, bench/korean_search.py), once,
         # here: every worker forked from the master shares it, and a worker that replaces
-        # one (max_requests, every few seconds under heavy load) takes requests at once
+        # one (max_requests, every few minutes under heavy load) takes requests at once
         # instead of loading it again. Kiwi starts no thread of its own, so a fork carries it.
         from cases.listing.korean import analyser
 
