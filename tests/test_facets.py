@@ -56,7 +56,8 @@ def test_counts_for_a_selection_match_a_hand_count(client, library):
 @pytest.mark.parametrize(
     "query",
     ["", "?symptoms=errors&severity=critical&severity=high", "?org=acme&domain=ml",
-     "?reviewed=no&components=dns", "?q=failed&year_from=2022&contributing=change-mgmt"],
+     "?reviewed=no&components=dns", "?q=failed&year_from=2022&contributing=change-mgmt",
+     "?org=acme&org=globex&reviewed=yes&severity=high&severity=critical&symptoms=errors"],
 )  # fmt: skip
 def test_following_a_value_gives_as_many_cases_as_its_count(client, library, query):
     html = client.get(f"/cases/{query}").content.decode()

@@ -130,7 +130,6 @@ class Statistics:
         selected = self.filterset.qs.order_by()
         if self.is_filtered:
             counts = count_facets(selected, self.terms)
-            counts.total = sum(counts.count("reviewed", value) for value in ("yes", "no"))
         else:
             counts = library_counts(self.terms, self.request)
         self.total = counts.total

@@ -1,12 +1,14 @@
 """Facet counts: for each filter value, how many cases the reader would get by choosing it.
 
 One SQL query, whatever the size of the library or the number of values. It starts from
-the cases matching every parameter but the facet ones (search, years), flags each case
-with whether it meets each facet parameter in use, and counts, per value of every facet,
+the cases matching every parameter but the facet ones (search, years), marks each case
+with the facet parameters in use it meets (the bits of one number, worked out once per
+case), and counts, per value of every facet,
 the cases that have it and meet the *other* facet parameters (`with_others`) and, of those,
 the ones the value's own facet parameter leaves out (`added`). A case's terms come from its
 `term_ids` column (every term of it, kept by the database), so no tag table is joined, and
-each case is read once.
+each case is read once. The cases meeting every parameter are the list's own: their number
+is the list's, which then needs no COUNT query.
 
 Within a facet the chosen values are alternatives (any of them), across facets they all
 apply. So choosing value v of facet F gives:
@@ -44,6 +46,8 @@ class FacetCounts:
     rows: dict = field(default_factory=dict)  # (parameter, value) -> (with_others, added)
     org_names: dict = field(default_factory=dict)  # org slug -> name
     without: dict = field(default_factory=dict)  # parameter in use -> cases once removed
+    # How many cases meet every parameter in use: the whole selection's size.
+    selected: int = 0
 
     def count(self, param, value):
         """How many cases choosing this value gives (for a chosen one: how many have it)."""
@@ -60,7 +64,7 @@ class FacetCounts:
 
     def with_chosen(self, chosen, total):
         """The same counts read for another choice (the library's, for an unfiltered page)."""
-        return FacetCounts(total, chosen, self.rows, self.org_names, self.without)
+        return FacetCounts(total, chosen, self.rows, self.org_names, self.without, total)
 
 
 def _quoted(name):
@@ -76,46 +80,14 @@ def _int_array(ids):
 DRAFT_KEY, REVIEWED_KEY = 0, -(2**31 - 1)
 
 
-def count_facets(narrowed, terms, conditions=None, chosen=None, total=0):
+def count_facets(narrowed, terms, conditions=None, chosen=None):
     """Facet counts for the cases `narrowed` (all parameters but the facet ones applied).
 
     `terms` is the TermIndex; `conditions` are the facet parameters in use ({parameter: Q},
-    from CaseFilter.facet_conditions), `chosen` their values, `total` how many cases the
-    whole selection gives.
+    from CaseFilter.facet_conditions), `chosen` their values. The counts' `total` is how many
+    cases meet them all, the whole selection's size: a list needs no COUNT query of its own.
     """
     conditions = conditions or {}
-    flags = {
-        f"meets_{param}": ExpressionWrapper(condition, output_field=BooleanField())
-        for param, condition in conditions.items()
-    }
-    matching = (
-        narrowed.order_by()
-        .annotate(**flags)
-        .values("term_ids", "organisation_id", "reviewed_at", *flags)
-    )
-    matching_sql, params = matching.query.sql_with_params()
-
-    meets = {
-        param: f"cases.{_quoted('meets_' + param)}" if param in conditions else "TRUE"
-        for param in FACET_PARAMS
-    }
-
-    def meets_others(param):
-        return " AND ".join(meets[p] for p in conditions if p != param) or "TRUE"
-
-    def by_facet(condition):
-        """The condition for a key, by the facet it is a value of."""
-        if not conditions:
-            return "TRUE"
-        term_whens = " ".join(
-            f"WHEN key = ANY({_int_array(t.id for t in terms.of(param))}) THEN {condition(param)}"
-            for param in TERM_PARAMS
-        )
-        return (
-            f"CASE WHEN key IN ({DRAFT_KEY}, {REVIEWED_KEY}) THEN {condition('reviewed')} "
-            f"WHEN key < 0 THEN {condition('org')} {term_whens} ELSE FALSE END"
-        )
-
     # A case missing two facet parameters or more counts for no value: leave it out early,
     # with a condition the indexes can answer (each parameter but one met, for some one).
     if len(conditions) > 1:
@@ -128,54 +100,103 @@ def count_facets(narrowed, terms, conditions=None, chosen=None, total=0):
                 ],
             )
         )
-        matching = (
-            narrowed.order_by()
-            .annotate(**flags)
-            .values("term_ids", "organisation_id", "reviewed_at", *flags)
+    flags = {
+        f"meets_{param}": ExpressionWrapper(condition, output_field=BooleanField())
+        for param, condition in conditions.items()
+    }
+    matching = (
+        narrowed.order_by()
+        .annotate(**flags)
+        .values("term_ids", "organisation_id", "reviewed_at", *flags)
+    )
+    matching_sql, params = matching.query.sql_with_params()
+
+    # Which facet parameters a case meets, as the bits of one number, worked out once per case
+    # (OFFSET 0 keeps PostgreSQL from working them out again for each of its keys; without
+    # parameters there is nothing to work out, and the count may run in parallel).
+    bits = {param: 1 << number for number, param in enumerate(conditions)}
+    mask = " | ".join(
+        f"((cases.{_quoted('meets_' + param)})::integer << {number})"
+        for number, param in enumerate(conditions)
+    ) or "0"
+    once_per_case = "OFFSET 0" if conditions else ""
+
+    def meets(param):
+        return f"(mask & {bits[param]}) <> 0"
+
+    def meets_all(params):
+        return " AND ".join(meets(p) for p in params) or "TRUE"
+
+    def meets_others(param):
+        return meets_all(p for p in conditions if p != param)
+
+    # First how many cases have each key with each combination of the parameters met (a few
+    # rows per key), then, per key, how many of them meet every parameter in use (`all_met`:
+    # the count of a value whose facet is not in use) and, for each parameter in use, how many
+    # meet the others (`others_<n>`) and of those how many it leaves out (`added_<n>`).
+    aggregates = [f"sum(cases) FILTER (WHERE {meets_all(conditions)}) AS all_met"]
+    for number, param in enumerate(conditions):
+        aggregates.append(f"sum(cases) FILTER (WHERE {meets_others(param)}) AS others_{number}")
+        aggregates.append(
+            f"sum(cases) FILTER (WHERE {meets_others(param)} AND NOT {meets(param)})"
+            f" AS added_{number}"
         )
-        matching_sql, params = matching.query.sql_with_params()
-    flag_columns = "".join(f", {meets[param]}" for param in conditions)
-    without_columns = "".join(
-        f", sum(cases.cases) FILTER (WHERE {meets_others(param)})::bigint" for param in conditions
+
+    def picked(column, default):
+        """The column of the facet parameter whose value the key is, else `default`."""
+        whens = []
+        for number, param in enumerate(conditions):
+            if param in TERM_PARAMS:
+                ids = _int_array(t.id for t in terms.of(param))
+                whens.append(f"WHEN key = ANY({ids}) THEN {column}_{number}")
+            elif param == "org":
+                whens.append(f"WHEN key < 0 AND key <> {REVIEWED_KEY} THEN {column}_{number}")
+            elif param == "reviewed":
+                whens.append(f"WHEN key IN ({DRAFT_KEY}, {REVIEWED_KEY}) THEN {column}_{number}")
+        picked = f"CASE {' '.join(whens)} ELSE {default} END" if whens else default
+        return f"coalesce({picked}, 0)::bigint"
+
+    others_columns = "".join(
+        f", coalesce(others_{number}, 0)::bigint" for number in range(len(conditions))
     )
     organisation = _quoted(Organisation._meta.db_table)
-    # First how many cases have each key with each combination of the flags (a few rows per
-    # key), then which combinations count for which number: the conditions, which depend on
-    # the key's facet, are read once per combination, not once per case.
     sql = f"""
         WITH keyed AS (
-            SELECT key{flag_columns}, count(*) AS cases
-              FROM ({matching_sql}) AS cases,
-                   unnest(
-                       cases.term_ids
-                       || (-cases.organisation_id)::integer
-                       || CASE WHEN cases.reviewed_at IS NULL
-                               THEN {DRAFT_KEY} ELSE {REVIEWED_KEY} END
-                   ) AS key
-             GROUP BY key{flag_columns}
+            SELECT key, mask, count(*) AS cases
+              FROM (
+                  SELECT unnest(
+                             cases.term_ids
+                             || (-cases.organisation_id)::integer
+                             || CASE WHEN cases.reviewed_at IS NULL
+                                     THEN {DRAFT_KEY} ELSE {REVIEWED_KEY} END
+                         ) AS key,
+                         cases.mask
+                    FROM (
+                        SELECT cases.term_ids, cases.organisation_id, cases.reviewed_at,
+                               {mask} AS mask
+                          FROM ({matching_sql}) AS cases
+                        {once_per_case}
+                    ) AS cases
+              ) AS keys
+             GROUP BY key, mask
         ),
         counted AS (
-            SELECT key,
-                   coalesce(sum(cases.cases) FILTER (WHERE {by_facet(meets_others)}), 0)::bigint,
-                   coalesce(sum(cases.cases) FILTER (
-                       WHERE {by_facet(lambda p: f"{meets_others(p)} AND NOT {meets[p]}")}
-                   ), 0)::bigint
-                   {without_columns}
-              FROM keyed AS cases
-             GROUP BY key
+            SELECT key, {", ".join(aggregates)} FROM keyed GROUP BY key
         )
-        SELECT counted.*, org.slug, org.name
+        SELECT key, {picked("others", "all_met")}, {picked("added", "0")} {others_columns},
+               coalesce(all_met, 0)::bigint, org.slug, org.name
           FROM counted
           LEFT JOIN {organisation} AS org ON counted.key < 0 AND org.id = -counted.key
     """
-    counts = FacetCounts(total=total, chosen=chosen or {})
+    counts = FacetCounts(total=0, chosen=chosen or {})
     without = defaultdict(int)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         for key, with_others, added, *rest in cursor.fetchall():
-            *removed, slug, name = rest
+            *removed, all_met, slug, name = rest
             if key in (DRAFT_KEY, REVIEWED_KEY):
                 row = ("reviewed", "yes" if key == REVIEWED_KEY else "no")
+                counts.selected += all_met  # every case has exactly one of the two keys
                 for param, cases in zip(conditions, removed, strict=True):
                     without[param] += cases or 0
             elif key < 0:
@@ -188,6 +209,7 @@ def count_facets(narrowed, terms, conditions=None, chosen=None, total=0):
                 continue  # a term made since the terms were read
             counts.rows[row] = (with_others, added)
     counts.without = dict(without)
+    counts.total = counts.selected
     return counts
 
 
@@ -196,9 +218,6 @@ def library_counts(terms=None, request=None):
     the unfiltered list: computed once per generation of the library."""
 
     def compute():
-        counts = count_facets(Case.objects.published(), terms or Term.objects.index())
-        # Every case is either reviewed or not: the two rows hold them all.
-        counts.total = sum(counts.count("reviewed", value) for value in ("yes", "no"))
-        return counts
+        return count_facets(Case.objects.published(), terms or Term.objects.index())
 
     return cached_value("library-counts", compute, request)

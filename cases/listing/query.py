@@ -1,9 +1,9 @@
 """The queries of a list page: what the query string selects, one page of it, its counts.
 
 Queries, whatever the size of the library: the taxonomy terms (labels and valid slugs), the
-number of matching cases, one page of them, their tags, the snippets of that page when
-searching, and the facet counts (over the whole library: cached per generation, see
-cases/listing/counts.py); the organisations `org` names, when it is given; for an empty
+facet counts, which also give the number of matching cases (over the whole library: cached
+per generation, see cases/listing/counts.py), one page of the cases, their tags, the
+snippets of that page when searching; the organisations `org` names, when it is given; for an empty
 list, how many cases removing each filter that is not a facet one (the search, the years,
 the page's own) would give.
 """
@@ -66,11 +66,6 @@ class ListingQuery:
 
     def load(self, page_number, language):
         """Run the page's queries; raises InvalidPage for a page that does not exist."""
-        paginator = Paginator(self.filterset.qs.for_list(), settings.INCIDENTLIB_PAGE_SIZE)
-        self.page = paginator.page(page_number)
-        self.cases = list(self.page.object_list)
-        if self.search_text and self.cases:
-            search.add_snippets(self.cases, self.search_text, language)
         chosen = {p: v for p, v in self.selection.items() if p in FACET_PARAMS}
         if self.is_filtered or self.fixed:
             self.facets = count_facets(
@@ -78,12 +73,17 @@ class ListingQuery:
                 self.terms,
                 self.filterset.facet_conditions(),
                 chosen,
-                total=paginator.count,
             )
         else:
-            self.facets = library_counts(self.terms, self.request).with_chosen(
-                chosen, paginator.count
-            )
+            library = library_counts(self.terms, self.request)
+            self.facets = library.with_chosen(chosen, library.total)
+        paginator = Paginator(self.filterset.qs.for_list(), settings.INCIDENTLIB_PAGE_SIZE)
+        # The facet counts have counted the selection: no COUNT query of its own.
+        paginator.count = self.facets.total
+        self.page = paginator.page(page_number)
+        self.cases = list(self.page.object_list)
+        if self.search_text and self.cases:
+            search.add_snippets(self.cases, self.search_text, language)
         self.cases_without = dict(self.facets.without)
         if not paginator.count:
             self._count_without_other_filters()
