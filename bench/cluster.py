@@ -24,9 +24,10 @@ Then, with wrk (--connections, 2 threads, a 10 s timeout):
    for 10 s (their /readyz asked meanwhile) and started again, empty; the load goes on 10 s
    more. Errors are counted per phase (nginx's access log; statuses >= 400 but 499, which
    is wrk closing its connections at the end, or at its 10 s timeout: counted apart, with
-   the answers that took 10 s or more) and the metrics (incidentlib_database_reads_total) tell whether the
-   replica is read again; the app servers' request logs tell, per phase, where their time
-   went (by view and cache hit or miss), the slowest answers and why a replica was skipped;
+   the answers that took 10 s or more) and the metrics (incidentlib_database_reads_total)
+   tell whether the replica is read again; the app servers' request logs tell, per phase,
+   where their time went (by view and cache hit or miss), the slowest answers and why a
+   replica was skipped;
 3. the case page through nginx (its cached copy); the same page with ?lang=ko through nginx
    for a reader whose language cookie already says ko (no Set-Cookie: nginx's copy, one per
    Cookie value) and for one whose cookie says en (the answer sets the cookie, so nginx keeps
