@@ -604,10 +604,6 @@ class CaseAdmin(LibraryAdmin):
             case.updated_at = timezone.now()
             review.mark_written(case, request.user, case.updated_at)
             case.save(update_fields=["updated_at", "version", "changed_by", "changed_at"])
-            # A review vouches for the content it read: other content is a draft again,
-            # unless the change comes with the review button (see response_change).
-            if not case.is_draft and form.review_action is None:
-                request.edited_reviewed_case = case.pk
 
     def record_translations(self, request, form, items_before):
         """Record which English each Korean text now translates (cases/translations.py);
@@ -698,11 +694,8 @@ class CaseAdmin(LibraryAdmin):
                     messages.SUCCESS,
                 )
             return self.response_post_save_change(request, case)
-        if getattr(request, "edited_reviewed_case", None) == case.pk:
-            reviewer = case.reviewed_by
-            review.return_to_draft(
-                case.pk, request.user, seen_version=review.version_of(case), edited=True
-            )
+        seen_version = request.POST.get("seen_version")
+        if reviewer := review.return_if_edited(case, request.user, seen_version=seen_version):
             self.message_user(
                 request,
                 format_html(

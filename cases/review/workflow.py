@@ -179,6 +179,21 @@ def return_to_draft(case_id, user, *, seen_version, edited=False):
     return case
 
 
+def return_if_edited(case, user, *, seen_version):
+    """The review rule: a review vouches for the content it read. A save that wrote a new
+    version of a reviewed case (its content, lists or translations), other than with a review
+    button, returns the case to draft. Returns the reviewer whose review lapsed, else None.
+
+    `case`: the case as just saved; `seen_version`: the version the editor opened (the form
+    saved only over it: lock_unchanged), as text.
+    """
+    if case.is_draft or case.version == parse_version(seen_version):
+        return None
+    reviewer = case.reviewed_by
+    return_to_draft(case.pk, user, seen_version=version_of(case), edited=True)
+    return reviewer
+
+
 def _save_review(case, user, now, message):
     case.updated_at = now
     mark_written(case, user, now)
