@@ -303,3 +303,35 @@ def test_with_the_primary_stopped_public_pages_are_read_from_the_replica(replica
         assert ready.json()["checks"]["replica_1"] == "ok"
     finally:
         replicated.primary.start()
+
+
+def test_through_nginx_with_the_primary_stopped_readers_get_pages(pair):
+    """The whole shape (deploy/local_stack.py: two gunicorns behind deploy/nginx.conf) on the
+    pair, the primary stopped: a reader whose request passes nginx's copy (a cookie of their
+    own) gets the case page from the replica, and an answer only the primary can make (the
+    sync API: a 503 from the app) is nginx's last copy instead (proxy_cache_use_stale)."""
+    sys.path.insert(0, str(ROOT / "deploy"))
+    from local_stack import LocalStack, get, nginx_binary, production_env
+
+    if nginx_binary() is None and not os.environ.get("CI"):
+        pytest.skip("nginx is not installed (apt-get install nginx-light)")
+    env = production_env(
+        pair.primary.url(DATABASE), replica_urls=[pair.replica.url(DATABASE)], cache_max_age=1
+    )
+    with LocalStack(env) as stack:
+        status, headers, kept = get(stack.base + "/api/cases/")
+        assert (status, headers["X-Proxy-Cache"]) == (200, "MISS")
+        time.sleep(2.5)  # past its max-age, counted by nginx in whole seconds: it asks again
+        pair.primary.stop()
+        try:
+            status, headers, body = get(stack.base + "/api/cases/")
+            assert (status, headers["X-Proxy-Cache"], body) == (200, "STALE", kept)
+            assert get(stack.app_base(0) + "/api/cases/")[0] == 503  # what the app said
+            for number in (1, 2, 3):
+                reader = {"Cookie": f"reader={number}"}
+                status, headers, body = get(stack.base + CASE, headers=reader)
+                assert status == 200 and TITLE in body.decode(), stack.logs()
+                assert headers["X-Proxy-Cache"] == "MISS"  # from an app server, not a copy
+        finally:
+            pair.primary.start()
+            pair.wait_for_replay(timeout=30)
