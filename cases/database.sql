@@ -1,10 +1,11 @@
 -- What the database keeps up to date by itself, whatever writes the library (the import, the
 -- admin, a review, plain SQL): each case's search vector and term ids, and the library's
--- generation. The current version of every function and trigger is here and only here;
--- the latest migration that changes it applies this file (0011, with 0007's
--- `apply_current_database_sql`; earlier ones apply a frozen copy, such as 0007_database.sql, so
--- that they never read a column not yet made), and tests/test_database_sql.py compares it
--- with what the database runs. A change to this file comes with a migration that applies it.
+-- generation, and the facet counts over the whole library. The current version of every
+-- function and trigger is here and only here; the latest migration that changes it applies
+-- this file (0015, with 0007's `apply_current_database_sql`; earlier ones apply a frozen copy,
+-- 0007_database.sql or 0014_database.sql, so that they never read a column or table not yet
+-- made), and tests/test_database_sql.py compares it with what the database runs. A change to
+-- this file comes with a migration that applies it.
 --
 -- A transaction that writes whole cases, lists included (the import), sets
 -- `incidentlib.bulk_write` to `on` for itself: the list triggers then leave the case rows
@@ -264,6 +265,11 @@ BEGIN
         PERFORM cases_raise_generation();
         PERFORM set_config('incidentlib.generation_raised', txid_current()::text, true);
     END IF;
+    -- This transaction's changes to the facet counts, folded (see cases_case_counted below).
+    IF current_setting('incidentlib.counts_changed', true) IS NOT DISTINCT FROM txid_current()::text THEN
+        PERFORM cases_fold_facet_counts();
+        PERFORM set_config('incidentlib.counts_changed', '', true);
+    END IF;
     RETURN NULL;
 END
 $$;
@@ -336,3 +342,115 @@ DROP TRIGGER IF EXISTS cases_case_made_again ON cases_case;
 CREATE TRIGGER cases_case_made_again
     AFTER INSERT ON cases_case REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION cases_case_made_again();
+
+-- The library's facet counts -------------------------------------------------------------------
+-- How many cases have each key, by review state, for the counts over the whole library (the
+-- home page, /cases/, /taxonomy/, /orgs/, the API: cases/listing/counts.py), so that none of
+-- them counts the library after a write. A case's keys: its term ids, its organisation's id
+-- negated, and 0 for a draft or -2147483647 for a reviewed case (cases_case_keys; the facet
+-- counts of a selection unnest the same keys).
+--
+-- The rows are changes, added and never updated while the cases are written, so that writers
+-- never wait on each other for them: each statement that writes cases adds, per key, the
+-- cases it added and removed. At its commit (the deferred trigger that raises the
+-- generation) a transaction folds all the rows into one per key and state; the rows of a
+-- transaction still running stay out of the fold and are folded by a later one. An import
+-- (bulk_write) adds none: it counts the whole library again at its end. A reader sums the rows.
+
+CREATE OR REPLACE FUNCTION cases_case_keys(term_ids integer[], organisation_id bigint, reviewed boolean)
+RETURNS integer[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT term_ids || (-organisation_id)::integer
+        || CASE WHEN reviewed THEN -2147483647 ELSE 0 END
+$$;
+
+CREATE OR REPLACE FUNCTION cases_case_counted() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+    added bigint;
+BEGIN
+    IF current_setting('incidentlib.bulk_write', true) IS NOT DISTINCT FROM 'on' THEN
+        RETURN NULL;
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO cases_facetcount (key, reviewed, cases)
+        SELECT key, new_rows.reviewed_at IS NOT NULL, count(*)
+          FROM new_rows, unnest(cases_case_keys(
+              new_rows.term_ids, new_rows.organisation_id, new_rows.reviewed_at IS NOT NULL)) AS key
+         GROUP BY 1, 2;
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO cases_facetcount (key, reviewed, cases)
+        SELECT key, old_rows.reviewed_at IS NOT NULL, -count(*)
+          FROM old_rows, unnest(cases_case_keys(
+              old_rows.term_ids, old_rows.organisation_id, old_rows.reviewed_at IS NOT NULL)) AS key
+         GROUP BY 1, 2;
+    ELSE
+        INSERT INTO cases_facetcount (key, reviewed, cases)
+        SELECT key, reviewed, sum(change)
+          FROM (
+              SELECT unnest(cases_case_keys(term_ids, organisation_id, reviewed_at IS NOT NULL)),
+                     reviewed_at IS NOT NULL, -1
+                FROM old_rows
+              UNION ALL
+              SELECT unnest(cases_case_keys(term_ids, organisation_id, reviewed_at IS NOT NULL)),
+                     reviewed_at IS NOT NULL, 1
+                FROM new_rows
+          ) AS changes (key, reviewed, change)
+         GROUP BY 1, 2
+        HAVING sum(change) <> 0;
+    END IF;
+    GET DIAGNOSTICS added = ROW_COUNT;
+    IF added > 0 THEN
+        PERFORM set_config('incidentlib.counts_changed', txid_current()::text, true);
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+DROP TRIGGER IF EXISTS cases_case_counted_insert ON cases_case;
+CREATE TRIGGER cases_case_counted_insert
+    AFTER INSERT ON cases_case REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cases_case_counted();
+DROP TRIGGER IF EXISTS cases_case_counted_update ON cases_case;
+CREATE TRIGGER cases_case_counted_update
+    AFTER UPDATE ON cases_case REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cases_case_counted();
+DROP TRIGGER IF EXISTS cases_case_counted_delete ON cases_case;
+CREATE TRIGGER cases_case_counted_delete
+    AFTER DELETE ON cases_case REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cases_case_counted();
+
+-- One row per key and state: the rows this transaction can see, folded; a concurrent fold
+-- waits for this one and leaves the rows it folded alone.
+CREATE OR REPLACE FUNCTION cases_fold_facet_counts() RETURNS void
+LANGUAGE sql AS $$
+    WITH folded AS (DELETE FROM cases_facetcount RETURNING key, reviewed, cases)
+    INSERT INTO cases_facetcount (key, reviewed, cases)
+    SELECT key, reviewed, sum(cases) FROM folded GROUP BY key, reviewed HAVING sum(cases) <> 0
+$$;
+
+-- The whole library counted again (an import's end): one statement, so that the rows it
+-- replaces and the cases it counts are those of one snapshot.
+CREATE OR REPLACE FUNCTION cases_count_facets_again() RETURNS void
+LANGUAGE sql AS $$
+    WITH emptied AS (DELETE FROM cases_facetcount)
+    INSERT INTO cases_facetcount (key, reviewed, cases)
+    SELECT key, cases_case.reviewed_at IS NOT NULL, count(*)
+      FROM cases_case,
+           unnest(cases_case_keys(term_ids, organisation_id, reviewed_at IS NOT NULL)) AS key
+     GROUP BY 1, 2
+$$;
+
+-- Emptying the case table empties the counts.
+CREATE OR REPLACE FUNCTION cases_case_emptied() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM cases_facetcount;
+    RETURN NULL;
+END
+$$;
+
+DROP TRIGGER IF EXISTS cases_case_counts_emptied ON cases_case;
+CREATE TRIGGER cases_case_counts_emptied
+    AFTER TRUNCATE ON cases_case
+    FOR EACH STATEMENT EXECUTE FUNCTION cases_case_emptied();

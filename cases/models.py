@@ -10,7 +10,7 @@ from django.contrib.postgres.search import SearchVectorField
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator, MinLengthValidator, RegexValidator
 from django.db import connection, models
-from django.db.models import Count, Deferrable, Exists, OuterRef, Q, Subquery
+from django.db.models import Count, Deferrable, Exists, OuterRef, Q, Subquery, Sum
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 from django.urls import reverse
@@ -841,3 +841,44 @@ class Library(models.Model):
 
     def __str__(self):
         return f"generation {self.generation}"
+
+
+class FacetCountQuerySet(models.QuerySet):
+    def public(self):
+        """Per key, how many public cases have it (`total`: the rows summed, those of reviewed
+        cases only when drafts are hidden, as Case.objects.published()); keys no public case
+        has are left out."""
+        rows = self.filter(reviewed=True) if settings.INCIDENTLIB_HIDE_DRAFTS else self
+        return rows.values("key").annotate(total=Sum("cases")).filter(total__gt=0).order_by()
+
+    def library(self):
+        """[(key, total, organisation slug, organisation name)] of public(), an organisation's
+        slug and name with its key; one query."""
+        organisation = Organisation.objects.filter(id=-OuterRef("key"))
+        return list(
+            self.public()
+            .annotate(
+                slug=Subquery(organisation.values("slug")[:1]),
+                name=Subquery(organisation.values("name")[:1]),
+            )
+            .values_list("key", "total", "slug", "name")
+        )
+
+
+class FacetCount(models.Model):
+    """How many cases have a key, by review state, as rows of changes the database adds and
+    folds at every write (cases/database.sql): the facet counts over the whole library
+    without counting it. A key is a term's id, an organisation's id negated, or the review
+    key (cases/listing/counts.py)."""
+
+    key = models.IntegerField()
+    reviewed = models.BooleanField()
+    cases = models.IntegerField()
+
+    objects = FacetCountQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("facet count")
+
+    def __str__(self):
+        return f"{self.key} ({'reviewed' if self.reviewed else 'draft'}): {self.cases:+d}"

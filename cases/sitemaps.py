@@ -12,13 +12,13 @@ from functools import cache
 from django.conf import settings
 from django.contrib.sitemaps import Sitemap
 from django.core.paginator import EmptyPage, PageNotAnInteger
-from django.db.models import Exists, Func, Max, OuterRef
+from django.db.models import Exists, Max, OuterRef
 from django.http import Http404, HttpResponse
 from django.urls import reverse
 from django.utils.html import escape
 from django.views.decorators.http import require_safe
 
-from cases.models import Case, Organisation, Term
+from cases.models import Case, FacetCount, Organisation, Term
 
 # Addresses per section of the sitemap (search engines take up to 50,000).
 SECTION_SIZE = 10_000
@@ -66,16 +66,10 @@ class TermSitemap(LibrarySitemap):
     changefreq = "weekly"
 
     def items(self):
-        """Terms some public case has (a tag, its severity or its root cause): a look-up in
-        the term_ids index for each term."""
-        having_it = Case.objects.published().filter(
-            term_ids__contains=Func(
-                OuterRef("pk"), template="ARRAY[%(expressions)s]::integer[]", output_field=None
-            )
-        )
-        return (
-            Term.objects.filter(Exists(having_it)).only("facet", "slug").order_by("facet", "slug")
-        )
+        """Terms some public case has (a tag, its severity, its root cause or a kind of fix):
+        those the facet counts the database keeps give."""
+        counted = FacetCount.objects.public().values("key")
+        return Term.objects.filter(id__in=counted).only("facet", "slug").order_by("facet", "slug")
 
 
 class OrganisationSitemap(LibrarySitemap):

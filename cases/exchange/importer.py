@@ -17,9 +17,9 @@ not the files (a 600 MB file of 100,000 cases included):
    the changed ones and then their rows, with PostgreSQL's COPY. The transaction sets
    `incidentlib.bulk_write` (cases/database.sql): the database derives each case's term ids
    once, when its row is written after its lists, and the import raises the library's
-   generation itself, once, at the end. The search vectors of each batch are derived a
-   batch ahead, in a thread and over a connection of their own (vectors.py), and written
-   with the rows (`incidentlib.vectors`).
+   generation and counts the library's facets itself, once, at the end. The search vectors
+   of each batch are derived a batch ahead, in a thread and over a connection of their own
+   (vectors.py), and written with the rows (`incidentlib.vectors`).
 
 A dry run does all of it and then rolls the transaction back, so that it reports what the
 real run would, refusals of the database included.
@@ -796,5 +796,8 @@ class _Writer:
             ).delete()
             self.wrote |= bool(deleted)
         if self.wrote:
-            # bulk_write keeps the triggers from raising it row by row: once, here.
+            # bulk_write keeps the triggers from raising the generation and counting the
+            # facets row by row: once each, here. The generation first, as every other writer
+            # does at its commit, so that two writers never wait on each other's locks.
             self.cursor.execute("SELECT cases_raise_generation()")
+            self.cursor.execute("SELECT cases_count_facets_again()")

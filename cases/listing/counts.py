@@ -23,7 +23,8 @@ for each facet parameter in use, how many cases its removal would give: what the
 state suggests.
 
 The counts over the whole public library (home, taxonomy, organisations, the unfiltered
-list) are computed once per generation of the library and cached (`library_counts`).
+list, the API) are not counted per request: the database keeps them at every write
+(FacetCount, cases/database.sql), and `library_counts` sums them, once per generation.
 """
 
 from collections import defaultdict
@@ -35,8 +36,8 @@ from django.db import connection
 from django.db.models import BooleanField, ExpressionWrapper
 
 from cases.caching import cached_value
-from cases.listing.selection import FACET_PARAMS, MULTIPLE_PARAMS, TERM_PARAMS
-from cases.models import Case, Organisation, Term
+from cases.listing.selection import MULTIPLE_PARAMS, TERM_PARAMS
+from cases.models import FacetCount, Organisation, Term
 
 
 @dataclass
@@ -76,7 +77,8 @@ def _int_array(ids):
 
 
 # Each case is counted once for every key it has, in one pass over the cases: its term ids
-# (positive), its organisation (the organisation's id, negated) and whether it is reviewed.
+# (positive), its organisation (the organisation's id, negated) and whether it is reviewed,
+# as cases_case_keys (cases/database.sql) gives them.
 DRAFT_KEY, REVIEWED_KEY = 0, -(2**31 - 1)
 
 
@@ -115,10 +117,13 @@ def count_facets(narrowed, terms, conditions=None, chosen=None):
     # (OFFSET 0 keeps PostgreSQL from working them out again for each of its keys; without
     # parameters there is nothing to work out, and the count may run in parallel).
     bits = {param: 1 << number for number, param in enumerate(conditions)}
-    mask = " | ".join(
-        f"((cases.{_quoted('meets_' + param)})::integer << {number})"
-        for number, param in enumerate(conditions)
-    ) or "0"
+    mask = (
+        " | ".join(
+            f"((cases.{_quoted('meets_' + param)})::integer << {number})"
+            for number, param in enumerate(conditions)
+        )
+        or "0"
+    )
     once_per_case = "OFFSET 0" if conditions else ""
 
     def meets(param):
@@ -164,12 +169,9 @@ def count_facets(narrowed, terms, conditions=None, chosen=None):
         WITH keyed AS (
             SELECT key, mask, count(*) AS cases
               FROM (
-                  SELECT unnest(
-                             cases.term_ids
-                             || (-cases.organisation_id)::integer
-                             || CASE WHEN cases.reviewed_at IS NULL
-                                     THEN {DRAFT_KEY} ELSE {REVIEWED_KEY} END
-                         ) AS key,
+                  SELECT unnest(cases_case_keys(
+                             cases.term_ids, cases.organisation_id, cases.reviewed_at IS NOT NULL
+                         )) AS key,
                          cases.mask
                     FROM (
                         SELECT cases.term_ids, cases.organisation_id, cases.reviewed_at,
@@ -194,30 +196,48 @@ def count_facets(narrowed, terms, conditions=None, chosen=None):
         cursor.execute(sql, params)
         for key, with_others, added, *rest in cursor.fetchall():
             *removed, all_met, slug, name = rest
-            if key in (DRAFT_KEY, REVIEWED_KEY):
-                row = ("reviewed", "yes" if key == REVIEWED_KEY else "no")
+            row = _row(counts, terms, key, slug, name)
+            if row is None:
+                continue
+            counts.rows[row] = (with_others, added)
+            if row[0] == "reviewed":
                 counts.selected += all_met  # every case has exactly one of the two keys
                 for param, cases in zip(conditions, removed, strict=True):
                     without[param] += cases or 0
-            elif key < 0:
-                row = ("org", slug)
-                counts.org_names[slug] = name
-            elif key in terms.by_id:
-                term = terms.by_id[key]
-                row = (term.facet, term.slug)
-            else:
-                continue  # a term made since the terms were read
-            counts.rows[row] = (with_others, added)
     counts.without = dict(without)
     counts.total = counts.selected
     return counts
 
 
+def _row(counts, terms, key, slug, name):
+    """The (parameter, value) a key counts for (as cases_case_keys in cases/database.sql
+    gives them), None for a term made since the terms were read."""
+    if key in (DRAFT_KEY, REVIEWED_KEY):
+        return ("reviewed", "yes" if key == REVIEWED_KEY else "no")
+    if key < 0:
+        counts.org_names[slug] = name
+        return ("org", slug)
+    if key in terms.by_id:
+        term = terms.by_id[key]
+        return (term.facet, term.slug)
+    return None
+
+
 def library_counts(terms=None, request=None):
     """Facet counts over every public case, for the home, taxonomy and organisation pages and
-    the unfiltered list: computed once per generation of the library."""
+    the unfiltered list: the sums of the counts the database keeps (FacetCount), one small
+    query, cached per generation of the library."""
 
     def compute():
-        return count_facets(Case.objects.published(), terms or Term.objects.index())
+        terms_index = terms or Term.objects.index()
+        counts = FacetCounts(total=0, chosen={})
+        for key, cases, slug, name in FacetCount.objects.library():
+            row = _row(counts, terms_index, key, slug, name)
+            if row is not None:
+                counts.rows[row] = (cases, 0)
+                if row[0] == "reviewed":
+                    counts.selected += cases
+        counts.total = counts.selected
+        return counts
 
     return cached_value("library-counts", compute, request)

@@ -15,6 +15,7 @@ from django.db import migrations, models
 # adds). 0011 applies the file as it is now.
 DATABASE_SQL = Path(__file__).resolve().parent / "0007_database.sql"
 CURRENT_DATABASE_SQL = Path(__file__).resolve().parent.parent / "database.sql"
+DATABASE_SQL_0014 = Path(__file__).resolve().parent / "0014_database.sql"
 
 DROP_0003_TRIGGERS = """
 DROP TRIGGER cases_case_search_vector ON cases_case;
@@ -81,6 +82,12 @@ def apply_database_sql(apps, schema_editor, path=DATABASE_SQL):
     # taken for placeholders.
     with schema_editor.connection.cursor() as cursor:
         cursor.execute(path.read_text(encoding="utf-8"))
+
+
+def apply_database_sql_0014(apps, schema_editor):
+    """cases/database.sql as 0011, 0013 and 0014 applied it (frozen in 0014_database.sql:
+    the later file's functions write a table made only by 0015)."""
+    apply_database_sql(apps, schema_editor, DATABASE_SQL_0014)
 
 
 def apply_current_database_sql(apps, schema_editor):

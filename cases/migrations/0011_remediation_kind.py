@@ -4,8 +4,8 @@ import django.db.models.deletion
 from django.db import migrations, models
 
 # cases/database.sql's cases_case_term_ids now takes the kinds of the remediation steps too:
-# this migration applies the file as it is now. A later change to the file that needs a later
-# column freezes a copy for this one, as 0007_database.sql is for 0007.
+# this migration applies the file as 0014 left it (0014_database.sql: the file's counts of
+# 0015 write a table made only then), as 0007_database.sql is for 0007.
 derived = importlib.import_module("cases.migrations.0007_derived_columns_and_generation")
 
 # Back: the term ids of 0007, without the steps' kinds (the column is dropped after this).
@@ -83,5 +83,5 @@ class Migration(migrations.Migration):
         ),
         # No step has a kind yet: no stored case's term ids change, none to derive again.
         migrations.RunSQL(migrations.RunSQL.noop, TERM_IDS_WITHOUT_KINDS),
-        migrations.RunPython(derived.apply_current_database_sql, migrations.RunPython.noop),
+        migrations.RunPython(derived.apply_database_sql_0014, migrations.RunPython.noop),
     ]

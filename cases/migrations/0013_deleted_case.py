@@ -1,6 +1,6 @@
 # Deleted cases, kept so that a copy kept in sync learns of them (/api/cases/deleted/): the
-# table, and cases/database.sql (whose triggers now fill it) applied as it is now. A later
-# change to the file that needs a later column freezes a copy for this one, as
+# table, and cases/database.sql (whose triggers now fill it) applied as 0014 left it
+# (0014_database.sql: the file's counts of 0015 write a table made only then), as
 # 0007_database.sql is for 0007.
 
 import importlib
@@ -40,6 +40,6 @@ class Migration(migrations.Migration):
                 ],
             },
         ),
-        migrations.RunPython(derived.apply_current_database_sql, migrations.RunPython.noop),
+        migrations.RunPython(derived.apply_database_sql_0014, migrations.RunPython.noop),
         migrations.RunSQL(migrations.RunSQL.noop, DROP_TRIGGERS),
     ]

@@ -1,6 +1,8 @@
 # An import derives the search vectors of its cases itself, a batch ahead of its writes, and
 # cases_case_derive keeps them (cases/exchange/vectors.py): the title and body vector
-# functions take texts and Korean vectors instead of a case row. This applies cases/database.sql as it is now, and drops the
+# functions take texts and Korean vectors instead of a case row. This applies cases/database.sql
+# as it was then (0014_database.sql: the file's counts of 0015 write a table made only then),
+# and drops the
 # functions of one argument it replaces. Back: those functions and the trigger's function
 # as they were (below), and the new ones dropped.
 
@@ -72,6 +74,6 @@ class Migration(migrations.Migration):
     dependencies = [("cases", "0013_deleted_case")]
 
     operations = [
-        migrations.RunPython(derived.apply_current_database_sql, migrations.RunPython.noop),
+        migrations.RunPython(derived.apply_database_sql_0014, migrations.RunPython.noop),
         migrations.RunSQL(DROP_ONE_ARGUMENT_FUNCTIONS, BEFORE),
     ]
