@@ -13,6 +13,7 @@ import multiprocessing
 import os
 import shutil
 import tempfile
+from pathlib import Path
 
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
@@ -91,6 +92,28 @@ def when_ready(server):
 
         analyser()
         server.log.info("Korean analyser loaded in the master")
+        server.log.info("%d templates compiled in the master", compile_templates(server.log))
+
+
+def compile_templates(log):
+    """Compile the project's templates (templates/) in this process, as Django keeps them once
+    compiled; the number compiled. In the master, before forking: a worker's first page of
+    each kind otherwise compiled its templates first (a case page, about a dozen), and that
+    page is often the first answer after a write. One that does not compile is left for its
+    page to report."""
+    from django.conf import settings
+    from django.template import TemplateSyntaxError
+    from django.template.loader import get_template
+
+    compiled = 0
+    for folder in settings.TEMPLATES[0]["DIRS"]:
+        for path in sorted(Path(folder).rglob("*.html")):
+            try:
+                get_template(path.relative_to(folder).as_posix())
+                compiled += 1
+            except TemplateSyntaxError as error:
+                log.warning("template %s not compiled: %s", path, error)
+    return compiled
 
 
 def child_exit(server, worker):

@@ -160,6 +160,12 @@ def test_gunicorn_logs_json_and_serves_metrics_on_their_own_address(tmp_path):
     assert [e["message"] for e in entries if "Korean analyser" in e["message"]] == [
         "Korean analyser loaded in the master"
     ]
+    # Every template compiled before forking, none refused (gunicorn.conf.py).
+    templates = len(list((ROOT / "templates").rglob("*.html")))
+    assert [e["message"] for e in entries if "templates compiled" in e["message"]] == [
+        f"{templates} templates compiled in the master"
+    ]
+    assert not [e for e in entries if "not compiled" in e["message"]]
 
 
 def test_error_reports_go_to_sentry_only_when_a_dsn_is_set():
