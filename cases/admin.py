@@ -6,14 +6,12 @@ Nobody types a review by hand: `reviewed_by`, `reviewer` and `reviewed_at` are r
 and set by cases/review/workflow.py, which also keeps concurrent edits from overwriting each other.
 """
 
-from collections import defaultdict
-
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.widgets import AdminTextareaWidget
 from django.core.exceptions import PermissionDenied
 from django.db import models
-from django.db.models import BooleanField, Count, Exists, OuterRef, Q
+from django.db.models import BooleanField, Count, Q
 from django.db.models.expressions import RawSQL
 from django.template.response import TemplateResponse
 from django.utils import timezone
@@ -26,6 +24,8 @@ from django.utils.translation import gettext as _
 from cases import translations
 from cases.caching import cached_value
 from cases.exchange.format import format_timestamp
+from cases.listing import search
+from cases.listing.selection import facet_condition
 from cases.models import (
     LIST_FACETS,
     ActionItem,
@@ -198,19 +198,36 @@ class TermAdmin(LibraryAdmin):
         return queryset, may_have_duplicates
 
 
-class ReviewStatusFilter(admin.SimpleListFilter):
+class ConditionFilter(admin.SimpleListFilter):
+    """A filter each of whose choices is one condition on the case row (`condition`), which
+    both narrows the list and, when the counts are asked for, counts in one pass over the
+    selection: not Django's one subquery per choice, minutes at 100,000 cases."""
+
+    def condition(self, value):
+        raise NotImplementedError
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if value not in {str(choice) for choice, _label in self.lookup_choices}:
+            return queryset  # none, or not one of the choices: the list unfiltered
+        return queryset.filter(self.condition(value))
+
+    def get_facet_counts(self, pk_attname, filtered_qs):
+        return {
+            f"{number}__c": Count(pk_attname, filter=self.condition(value))
+            for number, (value, _label) in enumerate(self.lookup_choices)
+        }
+
+
+class ReviewStatusFilter(ConditionFilter):
     title = gettext_lazy("status")
     parameter_name = "status"
 
     def lookups(self, request, model_admin):
         return [("draft", _("Draft")), ("reviewed", _("Reviewed"))]
 
-    def queryset(self, request, queryset):
-        if self.value() == "draft":
-            return queryset.filter(reviewed_at__isnull=True)
-        if self.value() == "reviewed":
-            return queryset.filter(reviewed_at__isnull=False)
-        return queryset
+    def condition(self, value):
+        return Q(reviewed_at__isnull=value == "draft")
 
 
 def _translation_condition(sql):
@@ -231,7 +248,7 @@ TRANSLATION_STATES = {
 }
 
 
-class TranslationFilter(admin.SimpleListFilter):
+class TranslationFilter(ConditionFilter):
     """The translation queue: cases with a stale or missing Korean text, oldest change first
     (CaseAdmin.get_ordering)."""
 
@@ -245,16 +262,15 @@ class TranslationFilter(admin.SimpleListFilter):
             (translations.CURRENT, _("Current")),
         ]
 
-    def queryset(self, request, queryset):
-        condition = TRANSLATION_STATES.get(self.value())
-        return queryset.filter(condition) if condition is not None else queryset
+    def condition(self, value):
+        return TRANSLATION_STATES[value]
 
 
 # "By domain", as Django writes "By status": translated when shown, then lowercased.
 lowercase = lazy(lambda text: str(text).lower(), str)
 
 
-class FacetFilter(admin.SimpleListFilter):
+class FacetFilter(ConditionFilter):
     """Cases having one term of a facet; `for_facet` makes the filter of each facet."""
 
     facet = None
@@ -268,52 +284,47 @@ class FacetFilter(admin.SimpleListFilter):
         )
 
     def lookups(self, request, model_admin):
-        # The admin builds its filters several times a request (once more for each
-        # filter's counts): read the terms once.
-        if not hasattr(request, "terms_by_facet"):
-            request.terms_by_facet = defaultdict(list)
-            for term in Term.objects.order_by("slug"):
-                request.terms_by_facet[term.facet].append(term)
         language = get_language()
-        return [
-            (term.slug, str(term.label(language))) for term in request.terms_by_facet[self.facet]
-        ]
+        return [(term.slug, str(term.label(language))) for term in _terms(request).of(self.facet)]
 
-    def queryset(self, request, queryset):
-        if self.value() is None:
-            return queryset
-        if self.facet in LIST_FACETS:
-            return queryset.filter(
-                case_terms__term__facet=self.facet, case_terms__term__slug=self.value()
-            )
-        if self.facet == Facet.FIX:
-            # A kind of fix is had by a case one of whose remediation steps is of that kind.
-            return queryset.filter(
-                Exists(
-                    RemediationStep.objects.filter(
-                        case=OuterRef("pk"), kind__facet=Facet.FIX, kind__slug=self.value()
-                    )
-                )
-            )
-        return queryset.filter(**{f"{self.facet}__slug": self.value()})
+    def condition(self, value):
+        # As the public list filters: the case's term ids, GIN-indexed (tags, severity, root
+        # cause and the kinds of its remediation steps alike).
+        return facet_condition(self.facet, [value], _terms(self.request))
 
 
-class OrganisationFilter(admin.SimpleListFilter):
+def _terms(request):
+    """The TermIndex, read once a request: the admin builds its filters several times a
+    request (once more for each filter's counts)."""
+    if not hasattr(request, "term_index"):
+        request.term_index = Term.objects.order_by("slug").index()
+    return request.term_index
+
+
+# Cases whose id holds the text of a search of the admin's list, at most.
+MAX_ID_MATCHES = 1000
+
+# Organisations the filter lists: those with the most cases (a library has thousands; the
+# others are found with the search box, which reads their names).
+FILTER_ORGANISATIONS = 20
+
+
+class OrganisationFilter(ConditionFilter):
     title = gettext_lazy("organisation")
     parameter_name = "organisation"
 
     def lookups(self, request, model_admin):
-        # Read once a request, as the terms are (see FacetFilter).
+        # Read once a request, as the terms are (see _terms).
         if not hasattr(request, "organisations"):
-            request.organisations = list(
-                Organisation.objects.filter(cases__isnull=False).distinct().order_by("name")
-            )
+            organisations = Organisation.objects.most_cases(FILTER_ORGANISATIONS)
+            chosen = self.value()
+            if chosen and chosen not in {organisation.slug for organisation in organisations}:
+                organisations += Organisation.objects.filter(slug=chosen)
+            request.organisations = organisations
         return [(organisation.slug, organisation.name) for organisation in request.organisations]
 
-    def queryset(self, request, queryset):
-        if self.value() is None:
-            return queryset
-        return queryset.filter(organisation__slug=self.value())
+    def condition(self, value):
+        return Q(organisation__slug=value)
 
 
 class NamedRowsFormSet(OrderedItemFormSet):
@@ -450,7 +461,11 @@ class CaseAdmin(LibraryAdmin):
         OrganisationFilter,
     )
     list_select_related = ("organisation",)
-    search_fields = ("id", "title_en", "title_ko", "organisation__name", "organisation__slug")
+    # Each filter's counts only when asked ("Show counts"): they count the selection once per
+    # value, seconds at 100,000 cases, which every page of the list would otherwise wait for.
+    show_facets = admin.ShowFacets.ALLOW
+    # The search box: see get_search_results.
+    search_fields = ("id", "title_en", "title_ko", "organisation__name")
     ordering = ("-date", "id")
     date_hierarchy = "date"
     autocomplete_fields = ("organisation", "severity", "root_cause", "recurrence_of")
@@ -709,6 +724,26 @@ class CaseAdmin(LibraryAdmin):
                 messages.WARNING,
             )
         return super().response_change(request, case)
+
+    def get_search_results(self, request, queryset, search_term):
+        """The library's own search (the search vector, GIN-indexed: the words of the texts in
+        both languages, the organisation's name), as the public list's, or a case whose id
+        holds the text ("IL-01", "0137"). Django's default, a substring of every field, reads
+        every case's texts: seconds at 100,000 cases.
+
+        The ids are found first, in the primary key's index alone (one small query), so
+        that the two conditions are two index look-ups."""
+        text = search_term.strip()
+        if not text:
+            return queryset, False
+        ids = []
+        if len(text) <= Case._meta.pk.max_length and not any(c.isspace() for c in text):
+            ids = list(
+                Case.objects.filter(id__contains=text.upper()).values_list("id", flat=True)[
+                    :MAX_ID_MATCHES
+                ]
+            )
+        return queryset.filter(Q(id__in=ids) | search.condition(text)), False
 
     # Actions on the list -------------------------------------------------------
 

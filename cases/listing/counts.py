@@ -37,7 +37,7 @@ from django.db.models import BooleanField, ExpressionWrapper
 
 from cases.caching import cached_value
 from cases.listing.selection import MULTIPLE_PARAMS, TERM_PARAMS
-from cases.models import FacetCount, Organisation, Term
+from cases.models import DRAFT_KEY, REVIEWED_KEY, FacetCount, Organisation, Term
 
 
 @dataclass
@@ -74,12 +74,6 @@ def _quoted(name):
 
 def _int_array(ids):
     return f"ARRAY[{','.join(str(int(i)) for i in ids)}]::integer[]"
-
-
-# Each case is counted once for every key it has, in one pass over the cases: its term ids
-# (positive), its organisation (the organisation's id, negated) and whether it is reviewed,
-# as cases_case_keys (cases/database.sql) gives them.
-DRAFT_KEY, REVIEWED_KEY = 0, -(2**31 - 1)
 
 
 def count_facets(narrowed, terms, conditions=None, chosen=None):
