@@ -24,7 +24,9 @@ workers on 127.0.0.1 and a free port), with bench/settings.py: the project's set
 Then, for each page (real ids, slugs and words picked from the database):
 1. `wrk -t2 -c<connections> -d<duration>s --latency -s bench/wrk_report.lua URL`: requests a
    second, p50/p95/p99 latency, responses of 400 or more, and requests a second as a fraction
-   of /bench/bare's;
+   of /bench/bare's measured just before it, for as long (on a machine shared with other work
+   the load drifts over a run: against one bare figure taken at the start, two cached pages
+   that do the same work came out at 0.45 and 0.85); --bare-once measures it only at the start;
 2. first answer after a write: a case's title_en is changed through Django's ORM in this
    process (the database then invalidates every cached page), then one GET of the page is
    timed; three times (--writes), the slowest kept, with the statuses.
@@ -346,6 +348,9 @@ def main():
         help="only the pages whose name matches (a regular expression); the bare view always",
     )
     parser.add_argument("--writes", type=int, default=3, help="first answers timed a page")
+    parser.add_argument(
+        "--bare-once", action="store_true", help="the bare view measured at the start only"
+    )
     args = parser.parse_args()
     # A SIGTERM (localdb passes its own on) stops us as Ctrl-C does: gunicorn stopped too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
@@ -378,11 +383,22 @@ def main():
                 todo.append(("sitemap section", section))
             todo = [(name, path) for name, path in todo if wanted(args, name)]
             print(f"\nwrk: {args.duration} s a page, {args.connections} connections", flush=True)
+            bare = None
             for name, path in todo:
+                if bare is None or not (args.bare_once or name == BARE):
+                    bare = run_wrk(server.base + "/bench/bare", args.duration, args.connections)
                 status = get(server.base, path)[0]
-                stats = run_wrk(server.base + path, args.duration, args.connections)
-                measured[name] = (path, status, stats)
-                print(f"  {name:<18} {status} {stats['rps']:>9.1f} req/s  {path}", flush=True)
+                stats = (
+                    bare
+                    if name == BARE
+                    else run_wrk(server.base + path, args.duration, args.connections)
+                )
+                measured[name] = (path, status, stats, bare["rps"])
+                print(
+                    f"  {name:<18} {status} {stats['rps']:>9.1f} req/s, bare beside it "
+                    f"{bare['rps']:>9.1f}  {path}",
+                    flush=True,
+                )
 
             print("\nfirst answers after a write ...", flush=True)
             after_write = {}
@@ -396,22 +412,23 @@ def main():
     finally:
         Case.objects.filter(id=targets["case"]).update(title_en=targets["case_title"])
 
-    bare = measured[BARE][2]["rps"]
     print(
         f"\n{'page':<18} {'status':>6} {'req/s':>9} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} "
-        f"{'errors':>7} {'x bare':>7} {'after write: max ms':>20} {'statuses':>12}"
+        f"{'errors':>7} {'x bare':>7} {'bare req/s':>10} {'after write: max ms':>20} "
+        f"{'statuses':>12}"
     )
-    for name, (_path, status, stats) in measured.items():
+    for name, (_path, status, stats, bare) in measured.items():
         answers = after_write[name]
         statuses = "/".join(sorted({str(s) for _ms, s in answers}))
         errors = int(stats["errors"] + stats["socket_errors"])
         print(
             f"{name:<18} {status:>6} {stats['rps']:>9.1f} {stats['p50']:>8.1f} "
             f"{stats['p95']:>8.1f} {stats['p99']:>8.1f} {errors:>7} "
-            f"{stats['rps'] / bare:>7.3f} {max(ms for ms, _s in answers):>20.1f} {statuses:>12}"
+            f"{stats['rps'] / bare:>7.3f} {bare:>10.1f} {max(ms for ms, _s in answers):>20.1f} "
+            f"{statuses:>12}"
         )
     print("\npaths:")
-    for name, (path, _status, _stats) in measured.items():
+    for name, (path, _status, _stats, _bare) in measured.items():
         print(f"  {name:<18} {path}")
     not_found = sum(line.startswith("Not Found:") for line in errors_logged)
     others = [line for line in errors_logged if not line.startswith("Not Found:")]
