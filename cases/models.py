@@ -857,22 +857,22 @@ DRAFT_KEY, REVIEWED_KEY = 0, -(2**31 - 1)
 
 
 class FacetCountQuerySet(models.QuerySet):
+    def totals(self):
+        """Per key, how many cases of these rows have it (`total`: the rows summed); keys with
+        none left out."""
+        return self.values("key").annotate(total=Sum("cases")).filter(total__gt=0).order_by()
+
     def organisations(self):
         """Per organisation's key, how many cases (drafts too) it has, most first."""
         return (
-            self.filter(key__lt=DRAFT_KEY, key__gt=REVIEWED_KEY)
-            .values("key")
-            .annotate(total=Sum("cases"))
-            .filter(total__gt=0)
-            .order_by("-total", "key")
+            self.filter(key__lt=DRAFT_KEY, key__gt=REVIEWED_KEY).totals().order_by("-total", "key")
         )
 
     def public(self):
-        """Per key, how many public cases have it (`total`: the rows summed, those of reviewed
-        cases only when drafts are hidden, as Case.objects.published()); keys no public case
-        has are left out."""
+        """totals() of the public cases: those of reviewed cases only when drafts are hidden,
+        as Case.objects.published()."""
         rows = self.filter(reviewed=True) if settings.INCIDENTLIB_HIDE_DRAFTS else self
-        return rows.values("key").annotate(total=Sum("cases")).filter(total__gt=0).order_by()
+        return rows.totals()
 
     def library(self):
         """[(key, total, organisation slug, organisation name)] of public(), an organisation's

@@ -47,8 +47,6 @@ class FacetCounts:
     rows: dict = field(default_factory=dict)  # (parameter, value) -> (with_others, added)
     org_names: dict = field(default_factory=dict)  # org slug -> name
     without: dict = field(default_factory=dict)  # parameter in use -> cases once removed
-    # How many cases meet every parameter in use: the whole selection's size.
-    selected: int = 0
 
     def count(self, param, value):
         """How many cases choosing this value gives (for a chosen one: how many have it)."""
@@ -63,9 +61,24 @@ class FacetCounts:
         found = [value for (p, value) in self.rows if p == param]
         return sorted(found, key=lambda value: (-self.count(param, value), value))
 
-    def with_chosen(self, chosen, total):
-        """The same counts read for another choice (the library's, for an unfiltered page)."""
-        return FacetCounts(total, chosen, self.rows, self.org_names, self.without, total)
+    def record(self, terms, key, slug, name, counted, selected):
+        """Record one key's counts, as cases_case_keys (cases/database.sql) gives the keys:
+        `counted` is (with_others, added), `selected` how many of its cases meet every
+        parameter in use. Returns its (parameter, value); None for a term made since the
+        terms were read."""
+        if key in (DRAFT_KEY, REVIEWED_KEY):
+            row = ("reviewed", "yes" if key == REVIEWED_KEY else "no")
+            self.total += selected  # every case has exactly one of the two keys
+        elif key < 0:
+            row = ("org", slug)
+            self.org_names[slug] = name
+        elif key in terms.by_id:
+            term = terms.by_id[key]
+            row = (term.facet, term.slug)
+        else:
+            return None
+        self.rows[row] = counted
+        return row
 
 
 def _quoted(name):
@@ -190,31 +203,12 @@ def count_facets(narrowed, terms, conditions=None, chosen=None):
         cursor.execute(sql, params)
         for key, with_others, added, *rest in cursor.fetchall():
             *removed, all_met, slug, name = rest
-            row = _row(counts, terms, key, slug, name)
-            if row is None:
-                continue
-            counts.rows[row] = (with_others, added)
-            if row[0] == "reviewed":
-                counts.selected += all_met  # every case has exactly one of the two keys
+            row = counts.record(terms, key, slug, name, (with_others, added), all_met)
+            if row and row[0] == "reviewed":
                 for param, cases in zip(conditions, removed, strict=True):
                     without[param] += cases or 0
     counts.without = dict(without)
-    counts.total = counts.selected
     return counts
-
-
-def _row(counts, terms, key, slug, name):
-    """The (parameter, value) a key counts for (as cases_case_keys in cases/database.sql
-    gives them), None for a term made since the terms were read."""
-    if key in (DRAFT_KEY, REVIEWED_KEY):
-        return ("reviewed", "yes" if key == REVIEWED_KEY else "no")
-    if key < 0:
-        counts.org_names[slug] = name
-        return ("org", slug)
-    if key in terms.by_id:
-        term = terms.by_id[key]
-        return (term.facet, term.slug)
-    return None
 
 
 def library_counts(terms=None, request=None):
@@ -226,12 +220,7 @@ def library_counts(terms=None, request=None):
         terms_index = terms or Term.objects.index()
         counts = FacetCounts(total=0, chosen={})
         for key, cases, slug, name in FacetCount.objects.library():
-            row = _row(counts, terms_index, key, slug, name)
-            if row is not None:
-                counts.rows[row] = (cases, 0)
-                if row[0] == "reviewed":
-                    counts.selected += cases
-        counts.total = counts.selected
+            counts.record(terms_index, key, slug, name, (cases, 0), cases)
         return counts
 
     return cached_value("library-counts", compute, request)

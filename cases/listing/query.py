@@ -66,17 +66,15 @@ class ListingQuery:
 
     def load(self, page_number, language):
         """Run the page's queries; raises InvalidPage for a page that does not exist."""
-        chosen = {p: v for p, v in self.selection.items() if p in FACET_PARAMS}
         if self.is_filtered or self.fixed:
             self.facets = count_facets(
                 self.filterset.narrow(self.filterset.queryset),
                 self.terms,
                 self.filterset.facet_conditions(),
-                chosen,
+                {p: v for p, v in self.selection.items() if p in FACET_PARAMS},
             )
-        else:
-            library = library_counts(self.terms, self.request)
-            self.facets = library.with_chosen(chosen, library.total)
+        else:  # nothing chosen: the whole library's counts
+            self.facets = library_counts(self.terms, self.request)
         paginator = Paginator(self.filterset.qs.for_list(), settings.INCIDENTLIB_PAGE_SIZE)
         # The facet counts have counted the selection: no COUNT query of its own.
         paginator.count = self.facets.total
