@@ -95,6 +95,21 @@ def test_with_the_setting_off_a_draft_is_public_and_marked_as_a_draft(client, li
     assert "/cases/D-1" in client.get("/sitemap-cases.xml").content.decode()
 
 
+def test_the_sitemap_lists_a_term_only_when_a_public_case_has_it(
+    client, library, tmp_path, settings
+):
+    """Its terms come from the facet counts the database keeps (FacetCount.public)."""
+    only_draft = make_case("D-2", org="Zebra Draft Org", org_slug="zebra-draft-org")
+    only_draft["domain"] = [*only_draft["domain"], "zebra-only"]
+    import_cases(write_json(tmp_path / "more.json", [only_draft]))
+    reviewed_term = f"/taxonomy/domain/{make_case('R-1')['domain'][0]}/"
+    for hide, listed in [(True, False), (False, True)]:
+        settings.INCIDENTLIB_HIDE_DRAFTS = hide
+        sitemap = client.get("/sitemap-taxonomy.xml").content.decode()
+        assert ("/taxonomy/domain/zebra-only/" in sitemap) is listed, hide
+        assert reviewed_term in sitemap
+
+
 @pytest.mark.parametrize("value, hidden", [(None, False), ("1", True), ("0", False), ("yes", True)])
 def test_the_setting_comes_from_the_hide_drafts_variable(value, hidden):
     env = {k: v for k, v in os.environ.items() if k != "HIDE_DRAFTS"}
