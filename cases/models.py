@@ -391,6 +391,7 @@ class Case(models.Model):
         blank=True,
         related_name="recurrences",
         verbose_name=_("recurrence of"),
+        db_index=False,  # case_recurrence_of_idx, without the LIKE index of a ForeignKey's
     )
     docs = models.JSONField(_("further documents"), default=list, blank=True)
     url = models.CharField(
@@ -498,6 +499,8 @@ class Case(models.Model):
             # The list filters by time to detect and to resolve (?detected_after=1h-4h).
             models.Index(fields=["detected_seconds"], name="case_detected_seconds_idx"),
             models.Index(fields=["resolved_seconds"], name="case_resolved_seconds_idx"),
+            # The recurrences of a case (its page, the chain, a deletion's protection).
+            models.Index(fields=["recurrence_of"], name="case_recurrence_of_idx"),
         ]
 
     def __str__(self):
@@ -566,9 +569,15 @@ class Case(models.Model):
 
 
 class CaseTerm(models.Model):
-    case = models.ForeignKey(Case, models.CASCADE, related_name="case_terms")
+    # Looked up by case_term_once (case, term) and case_term_by_term_idx (term, case): an
+    # index of their own would only slow each write (an import writes millions of rows).
+    case = models.ForeignKey(Case, models.CASCADE, related_name="case_terms", db_index=False)
     term = models.ForeignKey(
-        Term, models.PROTECT, related_name="case_links", verbose_name=_("taxonomy term")
+        Term,
+        models.PROTECT,
+        related_name="case_links",
+        verbose_name=_("taxonomy term"),
+        db_index=False,
     )
     position = models.PositiveSmallIntegerField()
 
@@ -592,9 +601,16 @@ class CaseTerm(models.Model):
 
 
 class RelatedCase(models.Model):
-    from_case = models.ForeignKey(Case, models.CASCADE, related_name="related_links")
+    # Looked up by related_case_once (from_case, to_case), and to_case by its own index.
+    from_case = models.ForeignKey(
+        Case, models.CASCADE, related_name="related_links", db_index=False
+    )
     to_case = models.ForeignKey(
-        Case, models.PROTECT, related_name="related_from_links", verbose_name=_("related case")
+        Case,
+        models.PROTECT,
+        related_name="related_from_links",
+        verbose_name=_("related case"),
+        db_index=False,
     )
     position = models.PositiveSmallIntegerField()
 
@@ -614,6 +630,11 @@ class RelatedCase(models.Model):
                 name="related_case_not_itself",
                 violation_error_message=RELATED_TO_ITSELF,
             ),
+        ]
+        indexes = [
+            # The cases relating to one (its page; a deletion's protection). A plain index:
+            # the one a ForeignKey makes comes with a second for LIKE, never used here.
+            models.Index(fields=["to_case"], name="related_case_to_idx"),
         ]
 
     def __str__(self):
@@ -651,7 +672,8 @@ SOURCE_KIND_LABELS = {
 
 
 class Source(models.Model):
-    case = models.ForeignKey(Case, models.CASCADE, related_name="sources")
+    # Looked up by source_position_unique (case, position).
+    case = models.ForeignKey(Case, models.CASCADE, related_name="sources", db_index=False)
     position = models.PositiveSmallIntegerField(_("position"), default=0)
     url = models.CharField(_("address"), max_length=2000, validators=[validate_http_url])
     kind = models.CharField(_("kind"), max_length=64, validators=[validate_slug])
@@ -727,7 +749,8 @@ def step_constraints(prefix):
 
 
 class RemediationStep(CaseStep):
-    case = models.ForeignKey(Case, models.CASCADE, related_name="remediation_steps")
+    # Looked up by remediation_position_unique (case, position).
+    case = models.ForeignKey(Case, models.CASCADE, related_name="remediation_steps", db_index=False)
     # What kind of fix the step is (a term of the `fix` facet), if said. The database counts
     # it among the case's terms (Case.term_ids, cases/database.sql).
     kind = models.ForeignKey(
@@ -747,7 +770,8 @@ class RemediationStep(CaseStep):
 
 
 class ActionItem(CaseStep):
-    case = models.ForeignKey(Case, models.CASCADE, related_name="action_items")
+    # Looked up by action_item_position_unique (case, position).
+    case = models.ForeignKey(Case, models.CASCADE, related_name="action_items", db_index=False)
 
     class Meta(CaseStep.Meta):
         verbose_name = _("action item")
