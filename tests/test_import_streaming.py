@@ -6,7 +6,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import DatabaseError
+from django.db import DatabaseError, models
 
 from cases.exchange import files, importer
 from cases.exchange.files import iter_case_file
@@ -14,7 +14,7 @@ from cases.exchange.importer import CaseImport
 from cases.models import Case, Library, RelatedCase, RemediationStep
 
 from .conftest import exported, import_cases, library_state, make_case, seed_case, write_json
-from .library import plain_case
+from .library import listed_ids, plain_case
 
 pytestmark = pytest.mark.django_db
 
@@ -271,3 +271,39 @@ def test_a_file_changed_between_checking_and_writing_writes_nothing(tmp_path, li
         f"{path}:2: changed while it was being imported; nothing was written, import it again"
     ]
     assert library_state() == library
+
+
+def pending_pages(index):
+    """Pages of a GIN index's pending list (gin_clean_pending_list merges them and says
+    how many there were)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT gin_clean_pending_list(%s::regclass)", [index])
+        return cursor.fetchone()[0]
+
+
+def test_an_import_leaves_its_gin_indexes_merged_and_searchable(tmp_path, client):
+    """The import appends to the GIN indexes' pending lists and a second connection merges
+    them (gin_lists.Merger): none is left to slow the searches after it. Its search vectors,
+    written in binary, are the ones the database derives itself."""
+    from cases.exchange.gin_lists import gin_indexes
+
+    cases = [plain_case(f"M-{n}") for n in range(1, 301)]
+    cases[120]["title"]["en"] = "Quorum lost after a zebrafish migration"
+    import_cases(write_lines(tmp_path / "many.jsonl", cases))
+    assert sorted(gin_indexes()) == [
+        "case_search_idx",
+        "case_term_ids_idx",
+        "case_title_search_idx",
+    ]
+    assert {index: pending_pages(index) for index in gin_indexes()} == dict.fromkeys(
+        gin_indexes(), 0
+    )
+    # A write of the database's own (an update of every case, the trigger deriving its
+    # vectors) leaves them as the import wrote them.
+    given = dict(Case.objects.values_list("id", "search_vector"))
+    Case.objects.update(title_en=models.F("title_en"))
+    assert dict(Case.objects.values_list("id", "search_vector")) == given
+    page = client.get("/cases/", {"q": "zebrafish"}, secure=True)
+    assert listed_ids(page.content.decode()) == ["M-121"]

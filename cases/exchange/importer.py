@@ -25,8 +25,7 @@ A dry run does all of it and then rolls the transaction back, so that it reports
 real run would, refusals of the database included.
 """
 
-import json
-from collections import defaultdict
+from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,7 +35,7 @@ from django.db import DatabaseError, connection, models, transaction
 from django.utils import timezone
 
 from cases import translations
-from cases.exchange import checks, vectors
+from cases.exchange import checks, gin_lists, vectors
 from cases.exchange.files import CaseRecord, Problem, collect_files, iter_case_file
 from cases.exchange.format import (
     case_fields_from_exchange,
@@ -72,7 +71,12 @@ IMPORT_LOCK = 0x1C_1A_0E_70
 # The import's transaction, for cases/database.sql: the case row written after its lists
 # derives its term ids once (no trigger derives a case again per list row, or raises the
 # generation per row), and keeps the search vectors the import gives it (vectors.py).
-WRITE_SETTINGS = {"incidentlib.bulk_write": "on", "incidentlib.vectors": "given"}
+# Its GIN indexes' pending lists are merged by gin_lists.Merger, not by the import itself.
+WRITE_SETTINGS = {
+    "incidentlib.bulk_write": "on",
+    "incidentlib.vectors": "given",
+    "gin_pending_list_limit": gin_lists.PENDING_LIST_LIMIT,
+}
 
 
 def label_from_slug(slug):
@@ -416,16 +420,17 @@ class CaseImport:
             settings_before = _set_settings(cursor, WRITE_SETTINGS)
             writer = _Writer(self, cursor)
             writer.prepare()
-            with vectors.Ahead() as ahead:
-                previous = None
+            with vectors.Ahead() as ahead, gin_lists.Merger() as merger:
+                # Each batch is written once the vectors of the next ones are under way.
+                waiting = deque()
                 for batch in self._batches():
-                    derived = ahead.derive(data for _facts, data in batch)
-                    if previous:
-                        writer.write_batch(*previous)
-                    previous = (batch, derived)
-                if previous:
-                    writer.write_batch(*previous)
-            writer.finish()
+                    waiting.append((batch, ahead.derive(data for _facts, data in batch)))
+                    if len(waiting) > ahead.WORKERS:
+                        writer.write_batch(*waiting.popleft())
+                        merger.merge()
+                while waiting:
+                    writer.write_batch(*waiting.popleft())
+                writer.finish()
             _set_settings(cursor, settings_before)
             if dry_run:
                 transaction.set_rollback(True)
@@ -666,11 +671,28 @@ class _Writer:
                 f"DELETE FROM {model._meta.db_table} WHERE {column} = ANY(%s::text[])", [ids]
             )
 
-    def _copy(self, table, columns, rows):
+    def _copy(self, table, columns, rows, *, types=None):
+        """COPY rows into the table; in binary, given the columns' types (oids)."""
         pg_cursor = self.cursor.connection.cursor()
-        with pg_cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+        binary = " (FORMAT BINARY)" if types else ""
+        with pg_cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN{binary}") as copy:
+            if types:
+                copy.set_types([types[column] for column in columns])
             for row in rows:
                 copy.write_row(row)
+
+    def case_types(self):
+        """The case table's column types (oids), for binary COPY: the case rows carry their
+        search vectors in binary (vectors.Vector)."""
+        if not hasattr(self, "_case_types"):
+            vectors.use_vectors(self.cursor.connection)
+            self.cursor.execute(
+                "SELECT attname, atttypid::integer FROM pg_attribute "
+                "WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped",
+                [Case._meta.db_table],
+            )
+            self._case_types = dict(self.cursor.fetchall())
+        return self._case_types
 
     def copy_lists(self, cases):
         term_ids = self.term_ids
@@ -720,8 +742,6 @@ class _Writer:
         columns, rows = None, []
         for data in cases:
             fields = case_fields_from_exchange(data)
-            fields["docs"] = json.dumps(fields["docs"], ensure_ascii=False)
-            fields["translations"] = json.dumps(fields["translations"], ensure_ascii=False)
             if columns is None:
                 columns = [
                     "id",
@@ -754,6 +774,7 @@ class _Writer:
             Case._meta.db_table,
             [*columns, "version", "changed_by", "changed_at", "created_at"],
             ([*row, 1, None, self.now, self.now] for row in rows),
+            types=self.case_types(),
         )
 
     def update_cases(self, cases, derived):
@@ -771,7 +792,7 @@ class _Writer:
             self.staging_made = True
         else:
             self.cursor.execute(f"TRUNCATE {self.STAGING}")
-        self._copy(self.STAGING, columns, rows)
+        self._copy(self.STAGING, columns, rows, types=self.case_types())
         assignments = ", ".join(f"{column} = staged.{column}" for column in columns[1:])
         # A replaced case is the next version of what was stored, whatever updated_at its
         # file gives, so that a form opened before is refused.

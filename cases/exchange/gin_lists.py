@@ -1,0 +1,68 @@
+"""The import's GIN indexes, kept up to date by a second connection while the import writes.
+
+A row written into a table with a GIN index (the cases' search vectors, title vectors and
+term ids) goes first into the index's pending list, a cheap append; when the list passes
+`gin_pending_list_limit` (4 MB), the writer itself merges it into the index, an entry of
+the tree at a time. For an import that merging was about a third of the time PostgreSQL
+spent writing the case rows (a case's search vector holds some 470 words).
+
+So the import's transaction raises its own limit (`PENDING_LIST_LIMIT`), so that it only
+appends, and `Merger` merges the lists as they grow, with `gin_clean_pending_list()`, in a
+thread and over a connection of its own: on the other core, while the import goes on. A
+GIN entry carries no transaction, so the merge needs no access to the import's rows; if
+the import is rolled back, its entries are left to VACUUM, as any rolled-back write's are.
+At its end the import waits for a last merge, so that no search after it reads a long
+pending list.
+"""
+
+from concurrent.futures import ThreadPoolExecutor
+
+from django.contrib.postgres.indexes import GinIndex
+from django.db import DEFAULT_DB_ALIAS, connections
+
+from cases.models import Case
+
+# The pending list an import's transaction may leave for the Merger (a setting of the
+# transaction only): never reached in practice, the merges keep it far below.
+PENDING_LIST_LIMIT = "2GB"
+# Memory of a merge (the Merger's session only).
+MERGE_MEMORY = "256MB"
+
+
+def gin_indexes():
+    return [index.name for index in Case._meta.indexes if isinstance(index, GinIndex)]
+
+
+class Merger:
+    """Merges the cases' GIN pending lists in a thread, whenever asked and not yet busy.
+    Use it as a context manager; leaving it waits for a last merge."""
+
+    def __enter__(self):
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="gin-merge")
+        self.running = None
+        return self
+
+    def merge(self):
+        """Start a merge, unless one is under way (it takes what was appended since)."""
+        if self.running is None or self.running.done():
+            self.running = self.pool.submit(self._merge)
+
+    def __exit__(self, exc_type, *_exc):
+        try:
+            if self.running is not None:
+                self.running.result()
+            if exc_type is None:
+                self.pool.submit(self._merge).result()
+        finally:
+            self.pool.submit(self._close).result()
+            self.pool.shutdown()
+
+    def _close(self):
+        connections[DEFAULT_DB_ALIAS].close()
+
+    def _merge(self):
+        connection = connections[DEFAULT_DB_ALIAS]
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT set_config('maintenance_work_mem', %s, false)", [MERGE_MEMORY])
+            for name in gin_indexes():
+                cursor.execute("SELECT gin_clean_pending_list(%s::regclass)", [name])
