@@ -40,9 +40,10 @@ ENDING_TEXT_LIMIT = 20_000
 
 # One entry of a tsvector as PostgreSQL writes it: 'lexeme':1,5 (a quote doubled, a
 # backslash doubled; to_tsvector gives positions and no weights).
-ENTRY = re.compile(r"'((?:[^'\\]|''|\\.)*)':([0-9,]+)")
-# Words remembered at most (then forgotten, and learnt again as they come): the memory of a
-# run stays flat however varied its vocabulary.
+ENTRY = re.compile(r"'((?:[^'\\]++|''|\\.)*+)':([0-9,]+)")
+# Words remembered at most, by all of Ahead's workers together (each forgets its own, and
+# learns them again as they come): the memory of a run stays flat however varied its
+# vocabulary.
 KNOWN_LIMIT = 200_000
 LEAD = re.compile("^[^가-힣]+")
 UNESCAPE = re.compile(r"''|\\(.)")
@@ -109,13 +110,20 @@ FROM (
                organisation_ko::tsvector, body_ko::tsvector, steps_ko::tsvector
            ) AS body,
            n
-    FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[],
-                %s::text[], %s::text[], %s::text[], %s::text[], %s::text[])
+    FROM unnest(%b::text[], %b::text[], %b::text[], %b::text[], %b::text[], %b::text[],
+                %b::text[], %b::text[], %b::text[], %b::text[], %b::text[])
          WITH ORDINALITY AS given(id, title_en, summary_en, organisation, body_en, steps_en,
                                   title_ko, summary_ko, organisation_ko, body_ko, steps_ko, n)
 ) AS derived
 ORDER BY n
 """
+
+
+def binding(cursor):
+    """A psycopg cursor on the connection of this (Django) cursor that binds its parameters
+    on the server, the kind that can take them, and give results, in binary: long texts,
+    a thousand a parameter, go as they are instead of being quoted into the query."""
+    return psycopg.Cursor(cursor.connection)
 
 
 class Ahead:
@@ -155,7 +163,9 @@ class _Worker:
 
     def derive(self, cases):
         if self.korean is None:
-            self.korean = KoreanVectors(connections[DEFAULT_DB_ALIAS].cursor())
+            self.korean = KoreanVectors(
+                connections[DEFAULT_DB_ALIAS].cursor(), limit=KNOWN_LIMIT // Ahead.WORKERS
+            )
         korean = self.korean.vectors(text for data in cases for text in case_texts(data, "ko"))
         parts = len(korean) // len(cases) if cases else 0
         columns = [[data["id"] for data in cases]]
@@ -163,8 +173,7 @@ class _Worker:
             list(texts) for texts in zip(*(case_texts(data, "en") for data in cases), strict=True)
         ]
         columns += [korean[part::parts] for part in range(parts)]
-        # A cursor that binds on the server, the kind that can receive binary results.
-        with psycopg.Cursor(self.korean.cursor.connection) as cursor:
+        with binding(self.korean.cursor) as cursor:
             cursor.execute(CASE_VECTORS, columns, binary=True)
             return {
                 data["id"]: (Vector(title), Vector(search))
@@ -181,8 +190,9 @@ class KoreanVectors:
     """Derives Korean vectors over the import's connection, remembering what it derived of
     each word from one batch to the next."""
 
-    def __init__(self, cursor):
+    def __init__(self, cursor, limit=KNOWN_LIMIT):
         self.cursor = cursor
+        self.limit = limit
         # Of each word (as PostgreSQL quotes it), its tokens without their positions: itself,
         # with its endings (known[True]) or without (known[False]), then its run's.
         self.known = {True: {}, False: {}}
@@ -190,12 +200,13 @@ class KoreanVectors:
     def vectors(self, texts):
         """The tsvector (as text) of each Korean text, as cases_korean_tsvector gives it."""
         texts = list(texts)
-        self.cursor.execute(
-            "SELECT to_tsvector('simple'::regconfig, left(coalesce(body, ''), %s))::text "
-            "FROM unnest(%s::text[]) WITH ORDINALITY AS text(body, n) ORDER BY n",
-            [TEXT_LIMIT, texts],
-        )
-        words = [ENTRY.findall(vector) for (vector,) in self.cursor.fetchall()]
+        with binding(self.cursor) as cursor:
+            cursor.execute(
+                "SELECT to_tsvector('simple'::regconfig, left(coalesce(body, ''), %s::integer))"
+                "::text FROM unnest(%b::text[]) WITH ORDINALITY AS text(body, n) ORDER BY n",
+                [TEXT_LIMIT, texts],
+            )
+            words = [ENTRY.findall(vector) for (vector,) in cursor.fetchall()]
         self._learn({word for entries in words for word, _positions in entries})
         return [self._vector(entries, text) for entries, text in zip(words, texts, strict=True)]
 
@@ -211,7 +222,7 @@ class KoreanVectors:
 
     def _learn(self, words):
         """The tokens of each of these words not known yet."""
-        if len(self.known[True]) + len(words) > KNOWN_LIMIT:
+        if len(self.known[True]) + len(words) > self.limit:
             self.known = {True: {}, False: {}}
         words = words - self.known[True].keys()
         runs = {}
