@@ -1,15 +1,18 @@
 """Full-text search: English and Korean at once, web search syntax, ranking, snippets, ids."""
 
 import re
+from urllib.parse import urlencode
 
 import pytest
 from django.db import connection
+from django.http import QueryDict
 
 from cases.listing import search
+from cases.listing.selection import CaseFilter
 from cases.models import Case, Organisation, RemediationStep
 
 from .conftest import import_cases, seed_case, write_json
-from .library import REVIEWED, listed_ids, plain_case, store
+from .library import REVIEWED, listed_ids, no_text, plain_case, store
 
 pytestmark = pytest.mark.django_db
 
@@ -242,3 +245,42 @@ def test_an_english_reader_searching_in_korean_gets_the_korean_snippet_marked_as
     html = client.get("/cases/", {"q": "readahead", "lang": "en"}).content.decode()
     snippet = re.search(r'<p class="snippet">(.*?)</p>', html, re.S)
     assert snippet and "<mark>readahead</mark>" in snippet.group(1)
+
+
+@pytest.mark.parametrize("rank_all", [1000, 2], ids=["ranked", "title matches first"])
+def test_a_phrase_search_pages_through_its_cases_in_order_as_counted(
+    client, tmp_path, settings, monkeypatch, rank_all
+):
+    """The counts' pass picks the page's cases (cases/listing/counts.py): page after page they
+    are the selection's cases in the list's order, as many as counted, with either order of
+    a search (ranked, or title matches first when many cases match)."""
+    monkeypatch.setattr(search, "RANK_ALL", rank_all)
+    settings.INCIDENTLIB_PAGE_SIZE = 2
+    phrase = {"en": "The load balancer dropped connections.", "ko": None}
+    apart = {"en": "The load moved off the balancer.", "ko": None}
+    store(
+        tmp_path,
+        *[
+            plain_case(
+                f"L-{n}",
+                date=f"{2010 + n % 4}-01-0{1 + n % 3}",
+                title={"en": "Load balancer outage" if n % 3 == 0 else "An outage", "ko": None},
+                summary=apart if n == 4 else phrase,
+                lessons=phrase if n % 2 else no_text(),
+                severity="high" if n % 4 else "low",
+            )
+            for n in range(1, 10)
+        ],
+    )
+    for params in [{}, {"severity": "high"}, {"sort": "date"}]:
+        query = {"q": '"load balancer"', **params}
+        filterset = CaseFilter(QueryDict(urlencode(query)), Case.objects.published())
+        assert filterset.is_valid()
+        expected = list(filterset.qs.values_list("id", flat=True))
+        assert "L-4" not in expected and len(expected) >= 5, params
+        listed = []
+        for page in range(1, (len(expected) + 1) // 2 + 1):
+            html = client.get("/cases/", {**query, "page": page}).content.decode()
+            assert re.search(rf'id="result-count">{len(expected)} cases<', html), (params, page)
+            listed += listed_ids(html)
+        assert listed == expected, params

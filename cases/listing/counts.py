@@ -22,6 +22,11 @@ Summing `with_others` over the two `reviewed` rows (every case has exactly one) 
 for each facet parameter in use, how many cases its removal would give: what the empty
 state suggests.
 
+When searching, the same pass also gives the ids of one page of the list, in its order
+(`page`): the page's order needs every matching case read (its rank, a phrase checked
+against each case's word positions), and one read of them serves both; the page's query
+then fetches those cases by id.
+
 The counts over the whole public library (home, taxonomy, organisations, the unfiltered
 list, the API) are not counted per request: the database keeps them at every write
 (FacetCount, cases/database.sql), and `library_counts` sums them, once per generation.
@@ -33,7 +38,7 @@ from functools import reduce
 from operator import and_, or_
 
 from django.db import connection
-from django.db.models import BooleanField, ExpressionWrapper
+from django.db.models import BooleanField, ExpressionWrapper, F, OrderBy
 
 from cases.caching import cached_value
 from cases.listing.selection import MULTIPLE_PARAMS, TERM_PARAMS
@@ -47,6 +52,7 @@ class FacetCounts:
     rows: dict = field(default_factory=dict)  # (parameter, value) -> (with_others, added)
     org_names: dict = field(default_factory=dict)  # org slug -> name
     without: dict = field(default_factory=dict)  # parameter in use -> cases once removed
+    page_ids: list | None = None  # the ids of the page asked for (count_facets' `page`)
 
     def count(self, param, value):
         """How many cases choosing this value gives (for a chosen one: how many have it)."""
@@ -89,14 +95,36 @@ def _int_array(ids):
     return f"ARRAY[{','.join(str(int(i)) for i in ids)}]::integer[]"
 
 
-def count_facets(narrowed, terms, conditions=None, chosen=None):
+def _order_by(ordering):
+    """A queryset's ordering ("-date", F("rank").desc(nulls_last=True), ...) as the names of
+    the columns it reads and an ORDER BY over them, for the rows of the selection."""
+    names, terms = [], []
+    for item in ordering:
+        if isinstance(item, str):
+            item = OrderBy(F(item.lstrip("-")), descending=item.startswith("-"))
+        if not isinstance(item, OrderBy) or not isinstance(item.expression, F):
+            raise ValueError(f"cannot order the selection's rows by {item!r}")
+        nulls = " NULLS LAST" if item.nulls_last else " NULLS FIRST" if item.nulls_first else ""
+        names.append(item.expression.name)
+        direction = "DESC" if item.descending else "ASC"
+        terms.append(f"cases.{_quoted(item.expression.name)} {direction}{nulls}")
+    return names, ", ".join(terms)
+
+
+def count_facets(narrowed, terms, conditions=None, chosen=None, page=None):
     """Facet counts for the cases `narrowed` (all parameters but the facet ones applied).
 
     `terms` is the TermIndex; `conditions` are the facet parameters in use ({parameter: Q},
     from CaseFilter.facet_conditions), `chosen` their values. The counts' `total` is how many
     cases meet them all, the whole selection's size: a list needs no COUNT query of its own.
+    `page`, (offset, size): the counts' `page_ids` are then the ids of those cases of the list
+    that meet them all, in `narrowed`'s order (the list's), from the same pass over the cases.
     """
     conditions = conditions or {}
+    order_names, order_sql = [], ""
+    if page:
+        order_names, order_sql = _order_by(narrowed.query.order_by)
+        order_names = list(dict.fromkeys(["id", *order_names]))
     # A case missing two facet parameters or more counts for no value: leave it out early,
     # with a condition the indexes can answer (each parameter but one met, for some one).
     if len(conditions) > 1:
@@ -116,7 +144,7 @@ def count_facets(narrowed, terms, conditions=None, chosen=None):
     matching = (
         narrowed.order_by()
         .annotate(**flags)
-        .values("term_ids", "organisation_id", "reviewed_at", *flags)
+        .values("term_ids", "organisation_id", "reviewed_at", *flags, *order_names)
     )
     matching_sql, params = matching.query.sql_with_params()
 
@@ -132,6 +160,12 @@ def count_facets(narrowed, terms, conditions=None, chosen=None):
         or "0"
     )
     once_per_case = "OFFSET 0" if conditions else ""
+    per_case = f"SELECT cases.*, {mask} AS mask FROM ({matching_sql}) AS cases"
+    if page:
+        # The cases read once, kept for the counts and the page alike.
+        matching_cte, cases_rows = f"matching AS MATERIALIZED ({per_case}),", "matching"
+    else:
+        matching_cte, cases_rows = "", f"({per_case} {once_per_case})"
 
     def meets(param):
         return f"(mask & {bits[param]}) <> 0"
@@ -173,19 +207,15 @@ def count_facets(narrowed, terms, conditions=None, chosen=None):
     )
     organisation = _quoted(Organisation._meta.db_table)
     sql = f"""
-        WITH keyed AS (
+        WITH {matching_cte}
+        keyed AS (
             SELECT key, mask, count(*) AS cases
               FROM (
                   SELECT unnest(cases_case_keys(
                              cases.term_ids, cases.organisation_id, cases.reviewed_at IS NOT NULL
                          )) AS key,
                          cases.mask
-                    FROM (
-                        SELECT cases.term_ids, cases.organisation_id, cases.reviewed_at,
-                               {mask} AS mask
-                          FROM ({matching_sql}) AS cases
-                        {once_per_case}
-                    ) AS cases
+                    FROM {cases_rows} AS cases
               ) AS keys
              GROUP BY key, mask
         ),
@@ -193,16 +223,29 @@ def count_facets(narrowed, terms, conditions=None, chosen=None):
             SELECT key, {", ".join(aggregates)} FROM keyed GROUP BY key
         )
         SELECT key, {picked("others", "all_met")}, {picked("added", "0")} {others_columns},
-               coalesce(all_met, 0)::bigint, org.slug, org.name
+               coalesce(all_met, 0)::bigint, org.slug, org.name, NULL AS page
           FROM counted
           LEFT JOIN {organisation} AS org ON counted.key < 0 AND org.id = -counted.key
     """
+    if page:
+        # One more row, of no key: the page's ids, of the cases meeting every parameter.
+        offset, size = page
+        sql += f"""
+         UNION ALL
+        SELECT NULL, NULL, NULL {", NULL" * len(conditions)}, NULL, NULL, NULL,
+               ARRAY(SELECT cases.id FROM matching AS cases WHERE {meets_all(conditions)}
+                      ORDER BY {order_sql} LIMIT %s OFFSET %s)
+        """
+        params = (*params, size, offset)
     counts = FacetCounts(total=0, chosen=chosen or {})
     without = defaultdict(int)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         for key, with_others, added, *rest in cursor.fetchall():
-            *removed, all_met, slug, name = rest
+            *removed, all_met, slug, name, page_ids = rest
+            if key is None:
+                counts.page_ids = page_ids
+                continue
             row = counts.record(terms, key, slug, name, (with_others, added), all_met)
             if row and row[0] == "reviewed":
                 for param, cases in zip(conditions, removed, strict=True):

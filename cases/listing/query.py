@@ -2,10 +2,10 @@
 
 Queries, whatever the size of the library: the taxonomy terms (labels and valid slugs), the
 facet counts, which also give the number of matching cases (over the whole library: cached
-per generation, see cases/listing/counts.py), one page of the cases, their tags, the
-snippets of that page when searching; the organisations `org` names, when it is given; for an empty
-list, how many cases removing each filter that is not a facet one (the search, the years,
-the page's own) would give.
+per generation, see cases/listing/counts.py) and, when searching, which cases the page shows;
+one page of the cases, their tags, the snippets of that page when searching; the
+organisations `org` names, when it is given; for an empty list, how many cases removing each
+filter that is not a facet one (the search, the years, the page's own) would give.
 """
 
 from functools import reduce
@@ -66,19 +66,28 @@ class ListingQuery:
 
     def load(self, page_number, language):
         """Run the page's queries; raises InvalidPage for a page that does not exist."""
+        size = settings.INCIDENTLIB_PAGE_SIZE
         if self.is_filtered or self.fixed:
             self.facets = count_facets(
-                self.filterset.narrow(self.filterset.queryset),
+                self.filterset.ordered(self.filterset.narrow(self.filterset.queryset)),
                 self.terms,
                 self.filterset.facet_conditions(),
                 {p: v for p, v in self.selection.items() if p in FACET_PARAMS},
+                # A search's order needs every match read (its rank; a phrase checked against
+                # each case's words): the counts' pass, which reads them, picks the page too.
+                # Other lists walk an index in their order and stop after a page.
+                page=_window(page_number, size) if self.search_text else None,
             )
         else:  # nothing chosen: the whole library's counts
             self.facets = library_counts(self.terms, self.request)
-        paginator = Paginator(self.filterset.qs.for_list(), settings.INCIDENTLIB_PAGE_SIZE)
+        paginator = Paginator(self.filterset.qs.for_list(), size)
         # The facet counts have counted the selection: no COUNT query of its own.
         paginator.count = self.facets.total
         self.page = paginator.page(page_number)
+        if self.facets.page_ids is not None:
+            self.page.object_list = _in_order(
+                Case.objects.published().for_list(), self.facets.page_ids
+            )
         self.cases = list(self.page.object_list)
         if self.search_text and self.cases:
             search.add_snippets(self.cases, self.search_text, language)
@@ -115,3 +124,20 @@ class ListingQuery:
                 self.cases_without_fixed = counts[alias]
             else:
                 self.cases_without[name] = counts[alias]
+
+
+def _window(page_number, size):
+    """(offset, size) of a page number as the paginator reads it; None for one it refuses."""
+    try:
+        number = int(page_number)
+    except (TypeError, ValueError):
+        return None
+    if number < 1 or number * size > 2**63 - 1:  # beyond any page: the paginator says so
+        return None
+    return (number - 1) * size, size
+
+
+def _in_order(cases, ids):
+    """The cases of these ids, in their order (one query)."""
+    found = {case.id: case for case in cases.filter(id__in=ids)}
+    return [found[case_id] for case_id in ids if case_id in found]

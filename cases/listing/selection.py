@@ -210,6 +210,10 @@ class CaseFilter(django_filters.FilterSet):
         cases = self.narrow(queryset)
         for condition in self.facet_conditions().values():
             cases = cases.filter(condition)
+        return self.ordered(cases)
+
+    def ordered(self, cases):
+        """The cases in the list's order (by `sort`, the search or `updated_since`)."""
         if "updated_since" in self.selection() and not self.form.cleaned_data.get("sort"):
             return cases.order_by("-changed_at", "id")
         if self.sort_order == "relevance":
