@@ -367,8 +367,19 @@ def main():
 
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
+        cursor.execute(
+            "SELECT current_setting('shared_buffers'), pg_size_pretty(pg_database_size("
+            "current_database())), pg_database_size(current_database()) > "
+            "(SELECT setting::bigint * 8192 FROM pg_settings WHERE name = 'shared_buffers')"
+        )
+        buffers, size, larger = cursor.fetchone()
     targets = pick_targets(args)
-    print(f"library: {database_url}")
+    print(f"library: {database_url} ({size}; PostgreSQL's shared_buffers: {buffers})")
+    if larger:
+        print(
+            "  warning: the library is larger than shared_buffers: first answers will read "
+            "from disk where the kernel keeps little page cache (see README, Benchmarks)"
+        )
     print("picked: " + ", ".join(f"{k}={v!r}" for k, v in targets.items() if k != "case_title"))
     print(f"server: gunicorn, {args.workers} sync workers, cache: {env['REDIS_URL'] or 'memory'}")
 
