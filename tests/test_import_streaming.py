@@ -307,3 +307,40 @@ def test_an_import_leaves_its_gin_indexes_merged_and_searchable(tmp_path, client
     assert dict(Case.objects.values_list("id", "search_vector")) == given
     page = client.get("/cases/", {"q": "zebrafish"}, secure=True)
     assert listed_ids(page.content.decode()) == ["M-121"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_role_without_the_indexes_rights_imports_without_the_merger(tmp_path, monkeypatch):
+    """gin_clean_pending_list() needs the rights of the indexes' owner (as VACUUM does): an
+    import by a role without them, every connection of it, does without the Merger (its
+    writes merge the pending lists, as any write does) instead of failing."""
+    from django.db import connection, connections
+
+    from cases.exchange import gin_lists
+
+    role = "incidentlib_test_importer"
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP ROLE IF EXISTS {role}")
+        cursor.execute(f"CREATE ROLE {role} LOGIN")
+        cursor.execute(
+            f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}"
+        )
+        cursor.execute(f"GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO {role}")
+        assert gin_lists.may_merge(cursor)
+    try:
+        # Every connection opened from now on (the import's, its threads') is the role's.
+        connection.close()
+        monkeypatch.setitem(connections.settings["default"], "USER", role)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT current_user")
+            assert cursor.fetchone()[0] == role
+            assert not gin_lists.may_merge(cursor)
+        cases = [plain_case(f"R-{n}") for n in (1, 2)]
+        import_cases(write_lines(tmp_path / "run.jsonl", cases))
+        assert sorted(Case.objects.values_list("id", flat=True)) == ["R-1", "R-2"]
+    finally:
+        connection.close()
+        monkeypatch.undo()
+        with connection.cursor() as cursor:
+            cursor.execute(f"DROP OWNED BY {role}")
+            cursor.execute(f"DROP ROLE {role}")

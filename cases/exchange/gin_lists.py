@@ -6,9 +6,11 @@ term ids) goes first into the index's pending list, a cheap append; when the lis
 the tree at a time. For an import that merging was about a third of the time PostgreSQL
 spent writing the case rows (a case's search vector holds some 470 words).
 
-So the import's transaction raises its own limit (`PENDING_LIST_LIMIT`), so that it only
+So the import's transaction raises its own limit (`WRITE_SETTINGS`), so that it only
 appends, and `Merger` merges the lists as they grow, with `gin_clean_pending_list()`, in a
-thread and over a connection of its own: on the other core, while the import goes on. A
+thread and over a connection of its own: on the other core, while the import goes on. That
+function needs the rights of the indexes' owner (as VACUUM does): a role without them
+imports as before, its writes merging the lists themselves (`may_merge`). A
 GIN entry carries no transaction, so the merge needs no access to the import's rows; if
 the import is rolled back, its entries are left to VACUUM, as any rolled-back write's are.
 At its end the import waits for a last merge, so that no search after it reads a long
@@ -22,9 +24,9 @@ from django.db import DEFAULT_DB_ALIAS, connections
 
 from cases.models import Case
 
-# The pending list an import's transaction may leave for the Merger (a setting of the
+# The pending list an import's transaction may leave for the Merger (settings of the
 # transaction only): never reached in practice, the merges keep it far below.
-PENDING_LIST_LIMIT = "2GB"
+WRITE_SETTINGS = {"gin_pending_list_limit": "2GB"}
 # Memory of a merge (the Merger's session only).
 MERGE_MEMORY = "256MB"
 
@@ -33,9 +35,24 @@ def gin_indexes():
     return [index.name for index in Case._meta.indexes if isinstance(index, GinIndex)]
 
 
+def may_merge(cursor):
+    """Whether the role of this connection has the rights of the GIN indexes' owner, which
+    gin_clean_pending_list() needs (a superuser has them)."""
+    cursor.execute(
+        "SELECT coalesce(bool_and(pg_has_role(relowner, 'USAGE')), false) FROM pg_class "
+        "WHERE oid = ANY(%s::regclass[])",
+        [gin_indexes()],
+    )
+    return cursor.fetchone()[0]
+
+
 class Merger:
     """Merges the cases' GIN pending lists in a thread, whenever asked and not yet busy.
-    Use it as a context manager; leaving it waits for a last merge."""
+    Use it as a context manager; leaving it waits for a last merge. Does nothing when not
+    `enabled`."""
+
+    def __init__(self, enabled=True):
+        self.enabled = enabled
 
     def __enter__(self):
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="gin-merge")
@@ -44,14 +61,14 @@ class Merger:
 
     def merge(self):
         """Start a merge, unless one is under way (it takes what was appended since)."""
-        if self.running is None or self.running.done():
+        if self.enabled and (self.running is None or self.running.done()):
             self.running = self.pool.submit(self._merge)
 
     def __exit__(self, exc_type, *_exc):
         try:
             if self.running is not None:
                 self.running.result()
-            if exc_type is None:
+            if exc_type is None and self.enabled:
                 self.pool.submit(self._merge).result()
         finally:
             self.pool.submit(self._close).result()

@@ -71,12 +71,7 @@ IMPORT_LOCK = 0x1C_1A_0E_70
 # The import's transaction, for cases/database.sql: the case row written after its lists
 # derives its term ids once (no trigger derives a case again per list row, or raises the
 # generation per row), and keeps the search vectors the import gives it (vectors.py).
-# Its GIN indexes' pending lists are merged by gin_lists.Merger, not by the import itself.
-WRITE_SETTINGS = {
-    "incidentlib.bulk_write": "on",
-    "incidentlib.vectors": "given",
-    "gin_pending_list_limit": gin_lists.PENDING_LIST_LIMIT,
-}
+WRITE_SETTINGS = {"incidentlib.bulk_write": "on", "incidentlib.vectors": "given"}
 
 
 def label_from_slug(slug):
@@ -417,10 +412,14 @@ class CaseImport:
         """Sort the cases into created, updated and unchanged, and store what changed."""
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [IMPORT_LOCK])
-            settings_before = _set_settings(cursor, WRITE_SETTINGS)
+            # Its GIN indexes' pending lists are merged by gin_lists.Merger, when it may.
+            merging = gin_lists.may_merge(cursor)
+            settings_before = _set_settings(
+                cursor, {**WRITE_SETTINGS, **(gin_lists.WRITE_SETTINGS if merging else {})}
+            )
             writer = _Writer(self, cursor)
             writer.prepare()
-            with vectors.Ahead() as ahead, gin_lists.Merger() as merger:
+            with vectors.Ahead() as ahead, gin_lists.Merger(merging) as merger:
                 # Each batch is written once the vectors of the next ones are under way.
                 waiting = deque()
                 for batch in self._batches():
