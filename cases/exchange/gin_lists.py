@@ -17,11 +17,10 @@ At its end the import waits for a last merge, so that no search after it reads a
 pending list.
 """
 
-from concurrent.futures import ThreadPoolExecutor
-
 from django.contrib.postgres.indexes import GinIndex
 from django.db import DEFAULT_DB_ALIAS, connections
 
+from cases.exchange.connection_thread import ConnectionThread
 from cases.models import Case
 
 # The pending list an import's transaction may leave for the Merger (settings of the
@@ -55,27 +54,23 @@ class Merger:
         self.enabled = enabled
 
     def __enter__(self):
-        self.pool = ThreadPoolExecutor(1, thread_name_prefix="gin-merge")
+        self.thread = ConnectionThread("gin-merge")
         self.running = None
         return self
 
     def merge(self):
         """Start a merge, unless one is under way (it takes what was appended since)."""
         if self.enabled and (self.running is None or self.running.done()):
-            self.running = self.pool.submit(self._merge)
+            self.running = self.thread.submit(self._merge)
 
     def __exit__(self, exc_type, *_exc):
         try:
             if self.running is not None:
                 self.running.result()
             if exc_type is None and self.enabled:
-                self.pool.submit(self._merge).result()
+                self.thread.submit(self._merge).result()
         finally:
-            self.pool.submit(self._close).result()
-            self.pool.shutdown()
-
-    def _close(self):
-        connections[DEFAULT_DB_ALIAS].close()
+            self.thread.close()
 
     def _merge(self):
         connection = connections[DEFAULT_DB_ALIAS]

@@ -18,8 +18,9 @@ not the files (a 600 MB file of 100,000 cases included):
    `incidentlib.bulk_write` (cases/database.sql): the database derives each case's term ids
    once, when its row is written after its lists, and the import raises the library's
    generation and counts the library's facets itself, once, at the end. The search vectors
-   of each batch are derived a batch ahead, in a thread and over a connection of their own
-   (vectors.py), and written with the rows (`incidentlib.vectors`).
+   of the batches are derived ahead, in threads and over connections of their own
+   (vectors.py), and written with the rows (`incidentlib.vectors`); another merges the GIN
+   indexes' pending lists as the batches are written (gin_lists.py).
 
 A dry run does all of it and then rolls the transaction back, so that it reports what the
 real run would, refusals of the database included.
@@ -33,6 +34,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.postgres.search import SearchVectorField
 from django.db import DatabaseError, connection, models, transaction
 from django.utils import timezone
+from django.utils.functional import cached_property
 
 from cases import translations
 from cases.exchange import checks, gin_lists, vectors
@@ -680,18 +682,17 @@ class _Writer:
             for row in rows:
                 copy.write_row(row)
 
+    @cached_property
     def case_types(self):
         """The case table's column types (oids), for binary COPY: the case rows carry their
         search vectors in binary (vectors.Vector)."""
-        if not hasattr(self, "_case_types"):
-            vectors.use_vectors(self.cursor.connection)
-            self.cursor.execute(
-                "SELECT attname, atttypid::integer FROM pg_attribute "
-                "WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped",
-                [Case._meta.db_table],
-            )
-            self._case_types = dict(self.cursor.fetchall())
-        return self._case_types
+        vectors.use_vectors(self.cursor.connection)
+        self.cursor.execute(
+            "SELECT attname, atttypid::integer FROM pg_attribute "
+            "WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped",
+            [Case._meta.db_table],
+        )
+        return dict(self.cursor.fetchall())
 
     def copy_lists(self, cases):
         term_ids = self.term_ids
@@ -773,7 +774,7 @@ class _Writer:
             Case._meta.db_table,
             [*columns, "version", "changed_by", "changed_at", "created_at"],
             ([*row, 1, None, self.now, self.now] for row in rows),
-            types=self.case_types(),
+            types=self.case_types,
         )
 
     def update_cases(self, cases, derived):
@@ -791,7 +792,7 @@ class _Writer:
             self.staging_made = True
         else:
             self.cursor.execute(f"TRUNCATE {self.STAGING}")
-        self._copy(self.STAGING, columns, rows, types=self.case_types())
+        self._copy(self.STAGING, columns, rows, types=self.case_types)
         assignments = ", ".join(f"{column} = staged.{column}" for column in columns[1:])
         # A replaced case is the next version of what was stored, whatever updated_at its
         # file gives, so that a form opened before is refused.

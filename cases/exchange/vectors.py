@@ -1,4 +1,4 @@
-"""The search vectors of the cases an import writes, derived a batch ahead of its writes.
+"""The search vectors of the cases an import writes, derived ahead of its writes.
 
 The database derives every case's search vectors itself when its row is written
 (cases/database.sql). Derived there row by row, they were most of an import's time: the
@@ -6,7 +6,8 @@ Korean part of each (every word of a Korean text with all its endings, cases_kor
 above all. An import derives them beforehand instead, batch by batch, while the database
 writes the batch before:
 
-- in a thread of its own, over a connection of its own (nothing here reads the library);
+- in two threads taking the batches in turn (`Ahead`), each over a connection of its own
+  (nothing here reads the library);
 - the Korean vectors here, in Python: the words come from PostgreSQL itself (one
   `to_tsvector('simple', ...)` query per batch, so that its parser decides what a word is),
   and so do the 'english' lexemes of a word's leading run; only the endings, a matter of
@@ -22,7 +23,6 @@ the two backends about a fifth of their time.
 """
 
 import re
-from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
 from django.db import DEFAULT_DB_ALIAS, connections
@@ -30,6 +30,7 @@ from psycopg import postgres
 from psycopg.adapt import Dumper
 from psycopg.pq import Format
 
+from cases.exchange.connection_thread import ConnectionThread
 from cases.exchange.format import BILINGUAL_FIELDS
 
 # As in cases_korean_tsvector: a text is read up to its first 100,000 characters; only words
@@ -147,19 +148,20 @@ class Ahead:
         """A future of {case id: (title vector, search vector)} of these exchange cases."""
         worker = self.workers[self.turn % len(self.workers)]
         self.turn += 1
-        return worker.pool.submit(worker.derive, list(cases))
+        return worker.thread.submit(worker.derive, list(cases))
 
 
 class _Worker:
     """One thread of Ahead, with its connection and the Korean words it has learnt."""
 
     def __init__(self):
-        self.pool = ThreadPoolExecutor(1, thread_name_prefix="case-vectors")
+        self.thread = ConnectionThread("case-vectors")
         self.korean = None
 
     def close(self):
-        self.pool.submit(self._close).result()
-        self.pool.shutdown()
+        if self.korean is not None:
+            self.thread.submit(self.korean.cursor.close)
+        self.thread.close()
 
     def derive(self, cases):
         if self.korean is None:
@@ -179,11 +181,6 @@ class _Worker:
                 data["id"]: (Vector(title), Vector(search))
                 for data, (title, search) in zip(cases, cursor.fetchall(), strict=True)
             }
-
-    def _close(self):
-        if self.korean is not None:
-            self.korean.cursor.close()
-        connections[DEFAULT_DB_ALIAS].close()
 
 
 class KoreanVectors:
