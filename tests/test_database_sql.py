@@ -64,3 +64,24 @@ def test_the_longest_texts_the_format_allows_are_indexed(tmp_path):
     )
     found = search.matching(Case.objects.all(), "스토리지7번이").values_list("id", flat=True)
     assert list(found) == ["L-1"]
+
+
+@pytest.mark.django_db
+def test_search_vectors_are_stored_without_an_attempt_at_compressing_them(tmp_path):
+    """STORAGE EXTERNAL (migration 0017): stored out of line as they are. Even a vector that
+    would compress is not compressed (the attempt costs an import a sixth of its writes)."""
+    from cases.listing import search
+    from cases.models import Case
+
+    words = " ".join(f"storage{n:05d}" for n in range(3_000))
+    store(tmp_path, plain_case("Z-1", summary={"en": words, "ko": "한국어 요약"}))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_column_compression(search_vector), pg_column_size(search_vector) "
+            "FROM cases_case WHERE id = 'Z-1'"
+        )
+        method, size = cursor.fetchone()
+    assert method is None
+    assert size > 30_000
+    found = search.matching(Case.objects.all(), "storage02999").values_list("id", flat=True)
+    assert list(found) == ["Z-1"]
