@@ -250,3 +250,11 @@ def test_facet_counts_sit_beside_every_value(client, library):
     counts = facet_counts(client.get("/cases/").content.decode())
     assert counts["severity=critical"] == 2 and counts["org=initech"] == 2
     assert counts["reviewed=yes"] == 3
+
+
+def test_a_refused_sort_is_named_in_the_readers_language(client, library):
+    response = client.get("/cases/?lang=ko&sort=random")
+    assert response.status_code == 400
+    errors = response.content.decode().split('class="filter-errors"')[1].split("</section>")[0]
+    assert "<strong>정렬 기준</strong> (random)" in errors
+    assert "<strong>sort</strong>" not in errors

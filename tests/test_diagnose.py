@@ -219,3 +219,17 @@ def test_diagnose_runs_a_fixed_number_of_queries(client, library, django_assert_
     ]:
         with django_assert_max_num_queries(6):
             page(client, url)
+
+
+def test_refused_choices_are_named_in_the_readers_language(client, library):
+    """A refused choice is named by its label, never by its raw parameter name (an English
+    word on a Korean page), with the value that was refused."""
+    html = page(client, "/diagnose/?lang=ko&symptoms=nope&components=gone&page=0", status=400)
+    errors = html[html.index('class="filter-errors"') : html.index("</section>")]
+    assert "<strong>증상</strong> (nope)" in errors
+    assert "<strong>구성 요소</strong> (gone)" in errors
+    assert "<strong>쪽</strong> (0)" in errors
+    for raw in ("symptoms", "components", "page"):
+        assert f"<strong>{raw}</strong>" not in errors
+    html = page(client, "/diagnose/?lang=en&symptoms=nope", status=400)
+    assert "<strong>Symptoms</strong> (nope)" in html

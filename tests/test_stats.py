@@ -222,3 +222,20 @@ def test_stats_and_diagnose_are_cached_and_never_stale_after_a_write(client, lib
         "A-2",
         "A-3",
     ]
+
+
+def test_refused_parameters_are_named_in_the_readers_language(client, library):
+    """A refused parameter is named as the case list names it, never by its raw name (an
+    English word on a Korean page), with its value and a link that drops it."""
+    html = page(client, "/stats/?lang=ko&symptoms=nope&year_from=abc&sort=x", status=400)
+    html = html.content.decode()
+    errors = html[html.index('class="filter-errors"') : html.index("</section>")]
+    assert "<strong>증상</strong> (nope)" in errors
+    assert "<strong>시작 연도</strong> (abc)" in errors
+    assert "<strong>정렬 기준</strong> (x)" in errors
+    for raw in ("symptoms", "year_from", "sort"):
+        assert f"<strong>{raw}</strong>" not in errors
+    assert 'href="/stats/?year_from=abc">이 필터 빼기</a>' in errors
+    assert 'href="/stats/?symptoms=nope">이 필터 빼기</a>' in errors
+    html = page(client, "/stats/?lang=en&symptoms=nope", status=400).content.decode()
+    assert "<strong>Symptoms</strong> (nope)" in html

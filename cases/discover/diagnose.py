@@ -61,7 +61,7 @@ class DiagnoseForm(forms.Form):
     q = forms.CharField(label=_("Words"), required=False, max_length=search.MAX_QUERY_LENGTH)
     root_cause = forms.ChoiceField(label=Facet.ROOT_CAUSE.label, required=False)
     fix = forms.ChoiceField(label=Facet.FIX.label, required=False)
-    page = forms.IntegerField(required=False, min_value=1, max_value=10**6)
+    page = forms.IntegerField(label=_("Page"), required=False, min_value=1, max_value=10**6)
 
     def __init__(self, data, *, terms):
         super().__init__(data)
@@ -117,6 +117,19 @@ class Diagnosis:
 
     def is_valid(self):
         return self.form.is_valid()
+
+    def error_list(self):
+        """Each choice that could not be used, named by its label (in the page's language),
+        with the values given and its problems."""
+        fields = self.form.fields
+        return [
+            {
+                "name": fields[name].label if name in fields else name,
+                "values": self.params.getlist(name),
+                "messages": messages,
+            }
+            for name, messages in self.form.errors.items()
+        ]
 
     @property
     def chosen(self):

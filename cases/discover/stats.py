@@ -104,6 +104,20 @@ class Statistics:
     def errors(self):
         return self.filterset.errors
 
+    def error_list(self):
+        """Each parameter that is not valid, named as the case list names it (in the page's
+        language), with its values, its problems and the link that drops it."""
+        fields = self.filterset.form.fields
+        return [
+            {
+                "name": fields[param].label if param in fields else param,
+                "values": self.params.getlist(param),
+                "messages": messages,
+                "url": url_with(reverse("cases:stats"), self.selection_params(leave_out=(param,))),
+            }
+            for param, messages in self.errors.items()
+        ]
+
     @property
     def is_filtered(self):
         return any(param not in NOT_SELECTION for param in self.filterset.selection())

@@ -43,6 +43,7 @@ PARAM_LABELS = {
     "updated_since": _("Updated since"),
     "detected_after": _("Time to detect"),
     "resolved_after": _("Time to resolve"),
+    "sort": _("Sort by"),
 }
 # The order chips are shown in.
 CHIP_PARAMS = ("q", *FACET_PARAMS, "year_from", "year_to", "updated_since", *DURATION_PARAMS)
