@@ -284,3 +284,36 @@ def test_a_phrase_search_pages_through_its_cases_in_order_as_counted(
             assert re.search(rf'id="result-count">{len(expected)} cases<', html), (params, page)
             listed += listed_ids(html)
         assert listed == expected, params
+
+
+@pytest.mark.parametrize(
+    ("words", "language"),
+    [("데이터", "ko"), ("서버", "ko"), ("장애", "ko"), ("UTC", "ko"), ("storage", "en")],
+)
+def test_a_snippets_passages_begin_and_end_with_whole_words(client, words, language):
+    """PostgreSQL cuts a headline's passages at its own tokens, which split a word as a reader
+    sees it (`37분(PST)부터`: `부터 us-east-1 의 S3 가 …`; `Kakao's`: `Kakao`). Each passage
+    of every snippet begins after a space (or at the start of the text) and ends before one,
+    or before punctuation alone."""
+    from html import unescape
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    call_command("load_demo", stdout=StringIO(), stderr=StringIO())
+    html = client.get("/cases/", {"q": words, "lang": language}).content.decode()
+    row = r'<li class="case-row">.*?href="/cases/([^"]+)".*?'
+    snippets = re.findall(row + r'<p class="snippet"(?: lang="(\w+)")?>(.*?)</p>', html, re.S)
+    assert len(snippets) >= 3
+    for case_id, snippet_language, snippet in snippets:
+        case = Case.objects.get(id=case_id)
+        suffix = f"_{snippet_language or language}"
+        texts = [getattr(case, name + suffix) for name in search.SNIPPET_TEXTS]
+        text = "\n\n".join(t for t in texts if t)
+        for passage in unescape(re.sub(r"</?mark>", "", snippet)).split(" … "):
+            at = text.find(passage)
+            assert at >= 0, (case_id, passage)
+            end = at + len(passage)
+            assert at == 0 or text[at - 1].isspace(), (case_id, text[max(0, at - 15) : end])
+            rest = re.match(r"\S*", text[end:]).group()
+            assert not any(c.isalnum() for c in rest), (case_id, text[at : end + 15])

@@ -46,6 +46,11 @@ MATCH_START, MATCH_END = "\ue000", "\ue001"
 
 # The texts a snippet is taken from, in the order they are read on the case page.
 SNIPPET_TEXTS = ("summary", "trigger", "symptoms_text", "detection", "lessons")
+# Between the passages of a snippet.
+FRAGMENT_DELIMITER = " … "
+# How far a passage is widened to the end of a word it begins or ends in (a longer run
+# without a space, an address, is left as PostgreSQL cut it).
+WORD_EDGE = 40
 
 
 class LibraryQuery(SearchQuery):
@@ -121,7 +126,7 @@ def with_snippets(cases, text, languages):
                 max_words=24,
                 min_words=12,
                 max_fragments=2,
-                fragment_delimiter=" … ",
+                fragment_delimiter=FRAGMENT_DELIMITER,
             )
             for language in languages
         }
@@ -136,13 +141,49 @@ def add_snippets(cases, text, language):
         for row in with_snippets(
             Case.objects.filter(id__in=[case.id for case in cases]), text, ["en", "ko"]
         )
+        .annotate(text_en=_joined_texts("en"), text_ko=_joined_texts("ko"))
         .order_by()
-        .values("id", "snippet_en", "snippet_ko")
+        .values("id", "snippet_en", "snippet_ko", "text_en", "text_ko")
     }
     for case in cases:
         row = headlines.get(case.id, {})
-        case.snippet_en, case.snippet_ko = row.get("snippet_en"), row.get("snippet_ko")
+        case.snippet_en = whole_words(row.get("snippet_en"), row.get("text_en"))
+        case.snippet_ko = whole_words(row.get("snippet_ko"), row.get("text_ko"))
         case.snippet = pick_snippet(case, language)
+
+
+def whole_words(headline, text):
+    """The headline with each of its passages widened to the whole words it begins and ends
+    in, as the reader sees words: between spaces.
+
+    PostgreSQL's parser splits a word at its punctuation and where letters meet digits, so
+    a passage may begin or end inside what a reader sees as one word: `부터 us-east-1` of
+    `오전 9시 37분(PST)부터 us-east-1`, `Kakao` of `Kakao's`. A passage is found in the text
+    it was taken from (`text`, the joined texts of `_joined_texts`) and given the rest of
+    its first and last word; a passage ending before punctuation alone (`꺼졌다` of
+    `꺼졌다.`) is left as it is.
+    """
+    if not headline or not text:
+        return headline
+    passages, searched_from = [], 0
+    for passage in headline.split(FRAGMENT_DELIMITER):
+        plain = passage.replace(MATCH_START, "").replace(MATCH_END, "")
+        at = text.find(plain, searched_from) if plain else -1
+        if at < 0 and plain:
+            at = text.find(plain)
+        if at < 0:
+            passages.append(passage)
+            continue
+        end = at + len(plain)
+        head = re.search(r"\S*\Z", text[max(0, at - WORD_EDGE - 1) : at]).group()
+        tail = re.match(r"\S*", text[end : end + WORD_EDGE + 1]).group()
+        if len(head) > WORD_EDGE or plain[0].isspace():
+            head = ""
+        if len(tail) > WORD_EDGE or plain[-1].isspace() or not any(c.isalnum() for c in tail):
+            tail = ""
+        passages.append(f"{head}{passage}{tail}")
+        searched_from = end
+    return FRAGMENT_DELIMITER.join(passages)
 
 
 def snippet_html(headline):
