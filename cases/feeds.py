@@ -5,6 +5,8 @@ the date of the incident, which each entry states. `/feed/?components=shared-fil
 follows one tag; any parameter of /cases/ works, and a bad one gets a 400.
 """
 
+from urllib.parse import urlencode
+
 from django.contrib.syndication.views import Feed
 from django.http import HttpResponseBadRequest
 from django.template.defaultfilters import date as format_date
@@ -45,6 +47,16 @@ class CaseFeed(Feed):
 
     def get_object(self, request):
         return request.case_selection
+
+    def get_feed(self, obj, request):
+        """The feed, each entry's link in the language the feed was asked for (a feed reader
+        sends no language cookie: `/feed/?lang=ko` leads to `/cases/<id>?lang=ko`). The
+        entry's id stays the case's address, the same in every language."""
+        feed = super().get_feed(obj, request)
+        if "lang" in obj.data:
+            for item in feed.items:
+                item["link"] = f"{item['link']}?{urlencode({'lang': _language()})}"
+        return feed
 
     def _params(self, selection, keep_language=True):
         """The selection's parameters and, unless told otherwise, `lang`: the feed's links

@@ -137,3 +137,17 @@ def test_the_feeds_links_keep_its_language(client, library):
     assert links["self"] == "http://testserver/feed/?lang=ko&components=dns"
     assert links["alternate"] == "http://testserver/cases/?lang=ko&components=dns"
     assert root.find(f"{ATOM}title").text != "incidentlib: reviewed cases matching a selection"
+
+
+def test_the_entries_lead_to_the_cases_in_the_feeds_language(client, library):
+    """A feed reader sends no language cookie: a Korean feed's entries link the Korean pages,
+    and keep the case's address as their id, the same in both languages."""
+    client.cookies.clear()
+    entries = feed_entries(client, "/feed/?lang=ko")
+    links = {
+        entry.find(f"{ATOM}id").text: entry.find(f"{ATOM}link").get("href") for entry in entries
+    }
+    assert links["http://testserver/cases/F-1"] == "http://testserver/cases/F-1?lang=ko"
+    client.cookies.clear()
+    entries = feed_entries(client, "/feed/")
+    assert entries[0].find(f"{ATOM}link").get("href") == "http://testserver/cases/F-1"
