@@ -87,6 +87,18 @@ def test_an_unpaired_surrogate_is_refused_by_name(tmp_path, library):
     assert library_state() == library
 
 
+def test_an_unpaired_surrogate_in_an_id_is_named_escaped_on_a_strict_stream(
+    tmp_path, library, capsys
+):
+    """The id a problem names is the file's: a lone surrogate there is written as its escape,
+    which any terminal or log takes (capsys's stream, like a pipe's, refuses to encode it)."""
+    path = write_raw(tmp_path / "a.json", json.dumps(make_case("\ud800")))
+    with pytest.raises(CommandError):
+        import_cases(path)
+    assert f"{path}:1: \\ud800: id: " in capsys.readouterr().err
+    assert library_state() == library
+
+
 def test_a_trailing_newline_in_an_id_is_refused(tmp_path, library):
     path = write_json(tmp_path / "a.json", make_case("NL-2\n"))
     assert "id: 'NL-2\\n' is not a case id" in refused(path)

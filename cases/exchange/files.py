@@ -41,7 +41,10 @@ class Problem:
             parts.append(self.case_id)
         if self.path:
             parts.append(self.path)
-        return ": ".join(parts) + f": {self.message}"
+        text = ": ".join(parts) + f": {self.message}"
+        # The id (or a key of the path) is the file's own: a lone surrogate in it, which no
+        # terminal, pipe or log can take, is written as its escape (\ud800).
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 @dataclass
