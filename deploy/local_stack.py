@@ -254,7 +254,7 @@ def main():
         return 0 if ok else 1
     if args.smoke:
         with LocalStack(production_env(args.smoke)) as stack:
-            for path in ("/cases/", "/cases/", "/static/incidentlib.css"):
+            for path in ("/cases/", "/cases/", "/static/css/site.css"):
                 status, headers, _body = get(stack.base + path)
                 print(status, headers.get("X-Proxy-Cache", "-"), path)
                 if status != 200:

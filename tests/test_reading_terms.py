@@ -34,6 +34,23 @@ def test_terms_loaded_from_the_taxonomy_file_have_their_labels():
     assert Term.objects.exists() and not Term.objects.filter(needs_label=True).exists()
 
 
+def test_a_dry_run_of_load_taxonomy_counts_what_the_run_would_and_writes_nothing(tmp_path):
+    call_command("load_taxonomy", ROOT_TAXONOMY, stdout=StringIO())
+    terms = json.loads(Path(ROOT_TAXONOMY).read_text(encoding="utf-8"))
+    terms[0] = {**terms[0], "label": {**terms[0]["label"], "en": "Another label"}}
+    terms.append({**terms[1], "slug": "a-new-term"})
+    path = write_json(tmp_path / "taxonomy.json", terms)
+    before = list(Term.objects.values().order_by("id"))
+    dry = StringIO()
+    call_command("load_taxonomy", str(path), "--dry-run", stdout=dry)
+    assert list(Term.objects.values().order_by("id")) == before
+    real = StringIO()
+    call_command("load_taxonomy", str(path), stdout=real)
+    counts = f"Terms: 1 created, 1 updated, {len(terms) - 2} unchanged."
+    assert dry.getvalue() == f"Dry run, nothing written. {counts}\n"
+    assert real.getvalue() == f"{counts}\n"
+
+
 def test_load_demo_gives_back_the_labels_an_import_made_from_slugs(tmp_path):
     # The demo cases imported before the taxonomy: every term made from its slug.
     call_command("import_cases", "fixtures/cases", stdout=StringIO(), stderr=StringIO())

@@ -125,8 +125,9 @@ def load_taxonomy(path, *, keep_existing=False, dry_run=False):
                 )
             seen.add(key)
             terms.append(fields)
-    if result.problems or dry_run:
+    if result.problems:
         return result
+    # A dry run does it all and rolls it back: it counts what the real run would.
     with transaction.atomic():
         stored = {(t.facet, t.slug): t for t in Term.objects.select_for_update()}
         for fields in terms:
@@ -143,4 +144,6 @@ def load_taxonomy(path, *, keep_existing=False, dry_run=False):
             else:
                 Term.objects.filter(pk=term.pk).update(**fields)
                 result.updated += 1
+        if dry_run:
+            transaction.set_rollback(True)
     return result

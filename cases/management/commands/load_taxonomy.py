@@ -17,6 +17,9 @@ class Command(BaseCommand):
         if result.problems:
             for problem in result.problems:
                 self.stderr.write(str(problem))
-            raise CommandError(f"{len(result.problems)} problems found; nothing was loaded.")
+            count = len(result.problems)
+            raise CommandError(
+                f"{count} problem{'s' if count != 1 else ''} found; nothing was loaded."
+            )
         prefix = "Dry run, nothing written. " if dry_run else ""
         self.stdout.write(self.style.SUCCESS(prefix + result.summary()))
