@@ -121,3 +121,35 @@ def test_each_connection_prices_random_reads_as_ssd_and_compiles_no_query():
     with connection.cursor() as cursor:
         cursor.execute("SELECT current_setting('random_page_cost'), current_setting('jit')")
         assert cursor.fetchone() == ("1.1", "off")
+
+
+# A variable read as os.environ.get("NAME"..., os.environ["NAME"] or env_int("NAME"... and the
+# like, or named by a module constant ending in _VARIABLE.
+READ_FROM_ENVIRONMENT = (
+    r"""(?:environ\.get|environ\[|env_\w+)\(?\s*["']([A-Z][A-Z0-9_]+)["']"""
+    r"""|_VARIABLE = ["']([A-Z][A-Z0-9_]+)["']"""
+)
+# Set by gunicorn.conf.py for its own workers, not by an operator.
+INTERNAL = {"PROMETHEUS_MULTIPROC_DIR", "DJANGO_SETTINGS_MODULE"}
+
+
+def test_env_example_lists_every_variable_the_code_reads():
+    """The README says .env.example lists them all: every variable read from the environment
+    by the settings, gunicorn.conf.py, the embedded database and the commands."""
+    import re
+
+    sources = [
+        ROOT / "gunicorn.conf.py",
+        *(ROOT / "incidentlib").glob("*.py"),
+        *(ROOT / "cases").rglob("*.py"),
+    ]
+    read = {
+        name
+        for path in sources
+        for match in re.findall(READ_FROM_ENVIRONMENT, path.read_text(encoding="utf-8"))
+        for name in match
+        if name
+    } - INTERNAL
+    listed = set(re.findall(r"^#? ?([A-Z][A-Z0-9_]+)=", (ROOT / ".env.example").read_text(), re.M))
+    assert len(read) > 40
+    assert sorted(read - listed) == []

@@ -72,7 +72,7 @@ def tell_the_planner_what_a_match_costs(apps, schema_editor):
     except DatabaseError as error:
         warnings.warn(
             f"{SEARCH_MATCH_COST} needs a superuser ({error}); run it as one for fast searches "
-            "at scale (README, Performance)",
+            "at scale (README, \"Fast at any size\": the planner told what a match costs)",
             stacklevel=1,
         )
 
