@@ -19,6 +19,9 @@ from pathlib import Path
 CHECKOUT = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("INCIDENTLIB_PGDATA", CHECKOUT / ".pgdata"))
 DATABASE_NAME = "incidentlib"
+# The statuses of a command that Ctrl-C ended: killed by SIGINT (Popen's -2), or saying so
+# as a shell does (130), or as runserver's autoreloader does (sys.exit(-2), 254).
+STOPPED_BY_CTRL_C = {-signal.SIGINT, 128 + signal.SIGINT, 256 - signal.SIGINT}
 
 
 def start_embedded_server():
@@ -47,12 +50,25 @@ def run(command):
     child = subprocess.Popen(command, env=env)
     # Ctrl-C reaches the whole foreground process group: let the child handle it
     # and wait for it, so the server is stopped only after the child has finished.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    interrupted = []
+    signal.signal(signal.SIGINT, lambda *_: interrupted.append(True))
     signal.signal(signal.SIGTERM, lambda *_: child.terminate())
     returncode = child.wait()
     if server is not None:
         server.cleanup()
-        print("Embedded PostgreSQL stopped.", file=sys.stderr, flush=True)
+        if (DATA_DIR / "postmaster.pid").exists():
+            # Another command (`make run` beside `make manage`) still holds it.
+            print(
+                "Embedded PostgreSQL left running for the other command using it.",
+                file=sys.stderr,
+                flush=True,
+            )
+        else:
+            print("Embedded PostgreSQL stopped.", file=sys.stderr, flush=True)
+    if interrupted and returncode in STOPPED_BY_CTRL_C:
+        # Ctrl-C is how a server (`make run`) is stopped: not a failure to report. A command
+        # that says it was interrupted in its own way (pytest's 2) keeps its status.
+        return 0
     return returncode
 
 

