@@ -25,6 +25,7 @@ PUBLIC_PAGES = {
     "organisations": "/orgs/",
     "organisation": "/orgs/lablup/",
     "source": "/sources/?url=https://arxiv.org/abs/2605.09370",
+    "stats": "/stats/",
     "not-found": "/cases/IL-9999",
 }
 SERIOUS = ("critical", "serious")

@@ -117,11 +117,11 @@ def test_a_kind_of_fix_bar_links_to_the_cases_it_counts(client, library):
 def duration_links(html, chart):
     """{bucket: (cases, link)} of the bars of a duration chart."""
     figure = html[html.index(f'id="chart-{chart}"') :]
-    figure = figure[: figure.index("</svg>")]
+    figure = figure[: figure.index("</ol>")]
     return {
         key: (int(count), link.replace("&amp;", "&"))
         for link, key, count in re.findall(
-            r'<a href="([^"]*_after=([a-z0-9-]+)[^"]*)".*?class="bar-count"[^>]*>(\d+)<',
+            r'<a class="bar-row" href="([^"]*_after=([a-z0-9-]+)[^"]*)".*?class="bar-count">(\d+)<',
             figure,
             re.S,
         )
@@ -147,16 +147,36 @@ def test_each_duration_bar_links_to_the_cases_it_counts(client, library, selecti
             assert page(client, api).json()["total"] == cases
 
 
-def test_the_charts_are_accessible_svg_with_their_numbers(client, library):
+def test_the_charts_are_html_text_with_their_numbers(client, library):
     html = page(client, "/stats/").content.decode()
-    assert html.count("<svg") == 9
-    assert (
-        '<figure class="chart" id="chart-years"' in html and "<title>Cases per year</title>" in html
+    assert html.count('<ol class="bar-list"') == 9
+    assert '<figure class="chart" id="chart-years"' in html
+    assert '<h2 id="chart-years-title">Cases per year</h2>' in html
+    assert '<ol class="bar-list" aria-labelledby="chart-years-title">' in html
+    # Each bar's label and count are text, the bar an SVG rectangle of its share of the longest.
+    assert re.search(
+        r'<a class="bar-row" href="/taxonomy/symptoms/latency/" aria-label="Latency: 3 cases">\s*'
+        r'<span class="bar-label">Latency</span>\s*<span class="bar-count">3</span>\s*'
+        r'<svg class="bar" aria-hidden="true"[^>]*><rect width="100.0%"',
+        html,
+    )
+    assert re.search(
+        r'<span class="bar-label">Data loss</span>\s*<span class="bar-count">1</span>\s*'
+        r'<svg[^>]*><rect width="33.3%"',
+        html,
+    )
+    # A year without cases is a row of no link and no length.
+    assert re.search(
+        r'<span class="bar-row">\s*<span class="bar-label">2020</span>\s*'
+        r'<span class="bar-count">0</span>\s*<svg[^>]*><rect width="0.0%"',
+        html,
     )
     assert html.count('<details class="chart-numbers">') == 9
-    assert "<title>Cases by kind of fix</title>" in html and 'href="/stats/fix.csv?lang=en"' in html
-    assert 'href="/stats/years.csv?lang=en"' in html
-    assert "<script>alert" not in html and "&lt;script&gt;alert(&quot;org&quot;)" in html
+    assert 'href="/stats/fix.csv?lang=en"' in html and 'href="/stats/years.csv?lang=en"' in html
+    assert "<script>alert" not in html
+    assert (
+        '<span class="bar-label">&lt;script&gt;alert(&quot;org&quot;)&lt;/script&gt;</span>' in html
+    )
 
 
 def test_statistics_in_korean(client, library):

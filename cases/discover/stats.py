@@ -42,10 +42,8 @@ class Bar:
     label: object  # a LocalizedText for terms, else a string
     count: int
     url: str = ""
-    # The bar's geometry in the chart (stats.bar_geometry fills it in).
+    # The bar's length, in percent of the chart's longest (stats.bar_widths fills it in).
     width: float = 0.0
-    y: float = 0.0
-    count_x: float = 0.0
 
 
 @dataclass
@@ -58,7 +56,6 @@ class Chart:
     all_bars: list | None = None
     key_name: str = "value"
     key_label: object = ""  # the heading of the values' column in the table
-    height: int = 0  # of the drawing, from its number of bars
 
     @property
     def rows(self):
@@ -69,21 +66,13 @@ class Chart:
         return self.all_bars is None or len(self.all_bars) == len(self.bars)
 
 
-# The drawing: a horizontal bar chart, one row per bar, in the SVG's own units.
-LABEL_WIDTH = 230
-BAR_AREA = 330
-ROW_HEIGHT = 26
-BAR_HEIGHT = 18
-CHART_WIDTH = LABEL_WIDTH + BAR_AREA + 70
-
-
-def bar_geometry(chart):
+def bar_widths(chart):
+    """Each bar's length in percent of the longest: the template draws it as the width of an
+    SVG rectangle (an attribute, since the Content Security Policy refuses inline styles),
+    beside the label and the count written as HTML text."""
     highest = max((bar.count for bar in chart.bars), default=0) or 1
-    for index, bar in enumerate(chart.bars):
-        bar.width = round(BAR_AREA * bar.count / highest, 1)
-        bar.y = index * ROW_HEIGHT
-        bar.count_x = LABEL_WIDTH + bar.width + 6
-    chart.height = max(len(chart.bars), 1) * ROW_HEIGHT
+    for bar in chart.bars:
+        bar.width = round(100 * bar.count / highest, 1)
     return chart
 
 
@@ -162,7 +151,7 @@ class Statistics:
             self._organisation_chart(counts),
         ]
         for chart in self.charts:
-            bar_geometry(chart)
+            bar_widths(chart)
         return self
 
     def _by_year_and_duration(self, selected):
