@@ -8,6 +8,7 @@ and links (`listing.links`, cases/listing/links.py).
 """
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from django.conf import settings
 from django.urls import reverse
@@ -91,6 +92,14 @@ class Chip:
     cases_without: int | None = None
 
 
+@dataclass
+class SelectionGroup:
+    """The chosen values of one parameter, as a printed list names them."""
+
+    name: str
+    values: list
+
+
 class CaseListing:
     def __init__(self, request, *, fixed=None, fixed_label=None):
         """`fixed`: (parameter, value), the page's own filter, met by every case it lists;
@@ -133,6 +142,7 @@ class CaseListing:
     def cases(self):
         return self.query.cases
 
+    @cached_property
     def sort_links(self):
         return self.links.sort_links(self.query.sort_order, bool(self.search_text))
 
@@ -237,6 +247,7 @@ class CaseListing:
             )
         return [group.split_values() for group in groups]
 
+    @cached_property
     def chips(self):
         """The parameters in use, one chip per value, each with the link that removes it."""
         chips = []
@@ -284,4 +295,24 @@ class CaseListing:
         Removing one of several values of a parameter only narrows the selection, so their
         chips (no count) never would.
         """
-        return [chip for chip in self.chips() if chip.cases_without]
+        return [chip for chip in self.chips if chip.cases_without]
+
+    def printed_selection(self):
+        """What a printed list says it shows, since print hides the chips and the sort links:
+        the filters (each parameter's values together: alternatives), the search, and the
+        order when there are cases. Made from the chips and the sort links: no query."""
+        filters = {}
+        search_text = None
+        for chip in self.chips:
+            if chip.param == "q":
+                search_text = chip.value
+            else:
+                filters.setdefault(chip.param, SelectionGroup(chip.name, [])).values.append(
+                    chip.value
+                )
+        sort = None
+        if self.page is not None and self.page.paginator.count:
+            sort = next((link["label"] for link in self.sort_links if link["current"]), None)
+        if not (filters or search_text or sort):
+            return None
+        return {"filters": list(filters.values()), "search": search_text, "sort": sort}

@@ -1,0 +1,125 @@
+"""A printed case list says what it shows: print hides the chips and the sort links, so a
+line printed in their place names the filters (a parameter's values as alternatives), the
+search and the order, in the page's language; each case's tags print on a line of their own.
+"""
+
+import subprocess
+
+import pytest
+
+from cases.models import Term
+
+from .library import six_cases, store
+from .test_reading_browser import SCREENSHOTS, needs_chromium, pdf_text
+from .test_review_browser import CHROMIUM_ARGS, chromium
+
+SELECTION = "severity=high&severity=critical&domain=ml&domain=web&q=failed&sort=date"
+
+
+@pytest.fixture
+def listed(tmp_path):
+    store(tmp_path, *six_cases())
+    Term.objects.filter(facet="severity", slug="high").update(label_ko="높음")
+    Term.objects.filter(facet="severity", slug="critical").update(label_ko="심각")
+    Term.objects.filter(facet="domain", slug="web").update(label_ko="웹")
+
+
+def printed_selection(html):
+    start = html.index('<p class="printed-selection">')
+    return " ".join(html[start : html.index("</p>", start)].split())
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("listed")
+def test_the_selection_is_written_out_for_print_in_english(client):
+    html = client.get(f"/cases/?{SELECTION}&lang=en").content.decode()
+    line = printed_selection(html)
+    assert "Filtered by: Domain: <span>Ml</span> or <span>Web</span>;" in line
+    assert "Severity: <span>High</span> or <span>Critical</span>." in line
+    assert "Search: “failed”." in line
+    assert "Sorted by date." in line
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("listed")
+def test_the_selection_is_written_out_for_print_in_korean(client):
+    html = client.get(f"/cases/?{SELECTION}&lang=ko").content.decode()
+    line = printed_selection(html)
+    # A term with no Korean label is marked English, as its chip is.
+    assert '적용한 필터: 분야: <span lang="en">Ml</span> 또는 <span>웹</span>;' in line
+    assert "심각도: <span>높음</span> 또는 <span>심각</span>." in line
+    assert "검색: “failed”." in line
+    assert "정렬: 날짜." in line
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("listed")
+def test_the_printed_selection_escapes_the_search_and_names_the_pages_own_filter(client):
+    html = client.get("/orgs/acme/?q=%3Cb%3Efailed&lang=en").content.decode()
+    line = printed_selection(html)
+    assert "Filtered by: Organisation: <span>Acme</span>." in line
+    assert "Search: “&lt;b&gt;failed”." in line
+    assert "<b>" not in line
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("listed")
+def test_an_unfiltered_list_prints_its_order_alone(client):
+    line = printed_selection(client.get("/cases/?sort=updated&lang=en").content.decode())
+    assert "Filtered by" not in line and "Search" not in line
+    assert "Sorted by last update." in line
+
+
+def print_to_pdf(url, name):
+    SCREENSHOTS.mkdir(exist_ok=True)
+    pdf = SCREENSHOTS / name
+    pdf.unlink(missing_ok=True)
+    subprocess.run(
+        [str(chromium()), *CHROMIUM_ARGS, "--no-pdf-header-footer", f"--print-to-pdf={pdf}", url],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    return pdf_text(pdf)
+
+
+PRINTED = {
+    "en": (
+        "Filtered by: Domain: Ml or Web; Severity: High or Critical.",
+        "Search: “failed”.",
+        "Sorted by date.",
+    ),
+    "ko": (
+        "적용한 필터: 분야: Ml 또는 웹; 심각도: 높음 또는 심각.",
+        "검색: “failed”.",
+        "정렬: 날짜.",
+    ),
+}
+
+
+@needs_chromium
+@pytest.mark.usefixtures("listed")
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_printed_list_says_its_filters_search_and_order(live_server, lang):
+    text = print_to_pdf(f"{live_server.url}/cases/?{SELECTION}&lang={lang}", f"list-{lang}.pdf")
+    # pdftotext may space Korean words apart differently: compare without spaces.
+    words = "".join(text.split())
+    for printed in PRINTED[lang]:
+        assert printed.replace(" ", "") in words, (printed, text)
+    # The chips, the sort links and the filter form stay hidden.
+    for hidden in ("Remove all", "모두 빼기", "last update", "최근 수정", "Filters (", "필터 ("):
+        assert hidden.replace(" ", "") not in words, hidden
+
+
+@needs_chromium
+@pytest.mark.usefixtures("listed")
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_printed_case_has_its_tags_on_a_line_of_their_own(live_server, lang):
+    text = print_to_pdf(f"{live_server.url}/cases/?domain=web&lang={lang}", f"tags-{lang}.pdf")
+    lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+    meta = [line for line in lines if line.startswith("A-1 · Acme")]
+    assert len(meta) == 1, lines
+    # The meta line ends with the severity; the tags (Web, Database, ...) follow below it.
+    assert meta[0].endswith(("High", "높음")), meta[0]
+    tags = lines[lines.index(meta[0]) + 1]
+    assert tags.startswith(("Web, ", "웹, ")), tags
