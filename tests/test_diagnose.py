@@ -233,3 +233,63 @@ def test_refused_choices_are_named_in_the_readers_language(client, library):
         assert f"<strong>{raw}</strong>" not in errors
     html = page(client, "/diagnose/?lang=en&symptoms=nope", status=400)
     assert "<strong>Symptoms</strong> (nope)" in html
+
+
+NOTE_KO = '<small class="fallback-note" lang="ko">(영어: 아직 번역되지 않음)</small>'
+
+
+def result_of(html, case_id):
+    """The HTML of one case's result."""
+    start = html.index(f'<li class="diagnosis-result">\n  \n  <h3><a href="/cases/{case_id}"')
+    return html[start : html.index("</li>\n", html.index("</dl>", start))]
+
+
+def test_english_detection_on_a_korean_page_is_marked_and_noted(client, library):
+    """As on the case pages (`{% prose %}`): lang="en", and the note that it is not yet
+    translated; a Korean detection has neither."""
+    html = page(client, "/diagnose/?symptoms=rare-z&lang=ko")
+    english = result_of(html, "T-2")
+    assert (
+        '<span lang="en" class="fallback">The readahead queue grew on every node.</span> ' + NOTE_KO
+    ) in english
+    html = page(client, "/diagnose/?symptoms=rare-x&lang=ko")
+    korean = result_of(html, "D-1")
+    assert "<span>경보가 울렸다.</span>" in korean
+    assert 'lang="en" class="fallback">An alert' not in korean
+
+
+def test_english_remediation_steps_are_marked_and_noted_once_after_the_list(client, library):
+    html = page(client, "/diagnose/?symptoms=rare-x&lang=ko")
+    result = result_of(html, "D-1")
+    assert "<li><span>디스크를 교체했다</span>" in result
+    assert '<li><span lang="en" class="fallback">Rebuilt the array</span>' in result
+    assert f"</ol>{NOTE_KO}" in result
+    # The title and the detection are Korean: the steps' note is the result's only one.
+    assert result.count("fallback-note") == 1
+
+
+def test_several_english_steps_share_one_note_and_stay_escaped(client, tmp_path):
+    words = " ".join(f"w{n}" for n in range(80))
+    store(
+        tmp_path,
+        plain_case(
+            "S-1",
+            symptoms=["rare-s"],
+            detection={"en": f"<b>Paged</b> {words}", "ko": None},
+            remediation=[step("Drained <i>node</i>"), step("Rebooted"), step("Resynced")],
+        ),
+    )
+    html = page(client, "/diagnose/?symptoms=rare-s&lang=ko")
+    result = result_of(html, "S-1")
+    for text in ("Drained &lt;i&gt;node&lt;/i&gt;", "Rebooted", "Resynced"):
+        assert f'<li><span lang="en" class="fallback">{text}</span>' in result
+    # One note for the steps, one for the detection (shortened to 60 words, as before).
+    assert result.count("fallback-note") == 2
+    assert "&lt;b&gt;Paged&lt;/b&gt; w0 " in result and "<b>" not in result and "<i>" not in result
+    assert "w57 w58 …</span> " + NOTE_KO in result and "w59" not in result
+
+
+def test_an_english_page_has_no_fallback_marks_or_notes(client, library):
+    for url in ("/diagnose/?symptoms=rare-x", "/diagnose/?symptoms=rare-z&lang=en"):
+        results = page(client, url).split('class="diagnosis-results"')[1]
+        assert "fallback" not in results and 'lang="en"' not in results

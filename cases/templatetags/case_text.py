@@ -2,8 +2,10 @@
 
 import json
 import re
+from dataclasses import replace
 
 from django import template
+from django.template.defaultfilters import truncatewords
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
@@ -28,16 +30,34 @@ def localized(obj, name=None):
 
 
 @register.inclusion_tag("includes/prose.html")
-def prose(text, inline=False, note=True):
+def prose(text, inline=False, note=True, words=None):
     """A LocalizedText as paragraphs (or inline), with lang="en" and a note when it fell back.
 
-    `note=False` leaves the note out where the page says once, at its top, what is in English
-    (the case page); the text is still marked and styled as a fallback.
+    `note=False` leaves the note out where the page says once what is in English: at its top
+    (the case page), or after a list with `{% fallback_note %}` (/diagnose/'s remediation
+    steps); the text is still marked and styled as a fallback. `words` shortens the text to
+    that many words, as `truncatewords` does.
     """
+    if words and text:
+        text = replace(text, text=truncatewords(text.text, words))
     return {
         "text": text,
         "inline": inline,
         "note": note,
+        "language": content_language(get_language()),
+    }
+
+
+@register.inclusion_tag("includes/fallback_note.html")
+def fallback_note(texts):
+    """The inline note of `{% prose ... inline=True %}`, once for texts shown together, each
+    with `note=False` (the steps of a list): shown when any of them fell back to English.
+
+    `texts`: LocalizedTexts, or what `{% localized %}` reads (steps, action items, terms).
+    """
+    shown = [text if isinstance(text, LocalizedText) else localized(text) for text in texts]
+    return {
+        "note": any(text.is_fallback for text in shown),
         "language": content_language(get_language()),
     }
 
