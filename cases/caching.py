@@ -3,7 +3,8 @@
 Everything is cached under the library's generation (cases.models.Library): the database
 replaces it at the commit of every write to a case, its lists, a term or an organisation,
 whatever makes the write (the import, the admin, a review, SQL). A write therefore makes
-every cached page and count unreachable at once; nothing has to be found and deleted.
+every cached page and count unreachable at once; nothing has to be found and deleted. The
+code's release is in every key too (incidentlib/release.py): a deploy does the same.
 
 A page is cached (`@public_page`) only for a reader who sends no session cookie: someone
 logged in (a reviewer, an editor) is never served a cached page nor leaves one behind. The
@@ -93,12 +94,19 @@ def cached_value(name, compute, request=None):
     state = library_state(request)
     if state.writing:
         return compute()
-    key = f"value:{state.version}:{int(settings.INCIDENTLIB_HIDE_DRAFTS)}:{name}"
+    key = f"value:{cache_version(state)}:{int(settings.INCIDENTLIB_HIDE_DRAFTS)}:{name}"
     value = _cache_get(key)
     if value is None:
         value = compute()
         _cache_set(key, value)
     return value
+
+
+def cache_version(state):
+    """What every key and ETag is made under: the library's generation and the code's
+    release (incidentlib/release.py), so that neither a write nor a deploy leaves a stale
+    page or count reachable."""
+    return f"{state.version}.{settings.INCIDENTLIB_RELEASE}"
 
 
 def page_key(request, version):
@@ -156,7 +164,7 @@ def public_page(view):
         state = _shareable_state(request)
         if state is None:
             return _mark_private(view(request, *args, **kwargs))
-        key = page_key(request, state.version)
+        key = page_key(request, cache_version(state))
         etag = f'"{key.removeprefix("page:").replace(":", "-")}"'
         if not_modified := _not_modified(request, state, etag):
             return not_modified
@@ -196,7 +204,7 @@ def conditional(view):
         if state is None:
             return _mark_private(view(request, *args, **kwargs))
         drafts = int(settings.INCIDENTLIB_HIDE_DRAFTS)
-        etag = f'"{view.__name__}-{state.version}-{drafts}"'
+        etag = f'"{view.__name__}-{cache_version(state)}-{drafts}"'
         if not_modified := _not_modified(request, state, etag):
             return not_modified
         return _mark_public(view(request, *args, **kwargs), state, etag)

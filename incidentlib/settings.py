@@ -15,6 +15,8 @@ from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
+from incidentlib.release import code_digest
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -316,6 +318,8 @@ INCIDENTLIB_CACHE_SECONDS = env_int("CACHE_SECONDS", 24 * 60 * 60)
 INCIDENTLIB_CACHE_RETRY_SECONDS = env_int("CACHE_RETRY_SECONDS", 5)
 # max-age of the public pages' Cache-Control: 0 makes a CDN or proxy revalidate each time.
 INCIDENTLIB_CACHE_MAX_AGE = env_int("CACHE_MAX_AGE", 0)
+# The code's release, in every cached page's key and ETag: a deploy makes them all anew.
+INCIDENTLIB_RELEASE = os.environ.get("RELEASE", "").strip() or code_digest(BASE_DIR)
 # Hide cases that are not yet reviewed from every public page, the feed, the sitemap and the API.
 INCIDENTLIB_HIDE_DRAFTS = env_bool("HIDE_DRAFTS", False)
 INCIDENTLIB_PAGE_SIZE = env_int("PAGE_SIZE", 20)

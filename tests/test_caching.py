@@ -260,3 +260,16 @@ def test_the_download_answers_304_until_a_write(client, library):
     store(library, plain_case("C-4", review=dict(REVIEWED)), name="more.json")
     again = client.get("/api/cases.jsonl", HTTP_IF_NONE_MATCH=etag)
     assert again.status_code == 200 and b'"C-4"' in b"".join(again.streaming_content)
+
+
+def test_a_new_release_of_the_code_makes_every_page_anew(client, library, settings):
+    """A deploy changes no case, yet its pages may differ: none is served from before it."""
+    etags = {url: get(client, url)["ETag"] for url in ["/cases/", "/cases/C-1", "/feed/"]}
+    download = client.get("/api/cases.jsonl")["ETag"]
+    settings.INCIDENTLIB_RELEASE = "the-next-release"
+    for url, etag in etags.items():
+        again = client.get(url, HTTP_IF_NONE_MATCH=etag)
+        assert again.status_code == 200 and again["X-Cache"] == "miss", url
+        assert again["ETag"] != etag, url
+        assert client.get(url, HTTP_IF_NONE_MATCH=again["ETag"]).status_code == 304, url
+    assert client.get("/api/cases.jsonl", HTTP_IF_NONE_MATCH=download).status_code == 200
