@@ -204,6 +204,32 @@ def test_sort_by_date_or_last_update(client, tmp_path, library, sort, expected):
     assert listed(client, f"?sort={sort}") == expected
 
 
+def current_sort(html):
+    sort = html.split('class="sort"')[1]
+    return re.findall(r'<strong aria-current="true">([^<]+)</strong>', sort)
+
+
+CHANGED = ("latest change in the library", "라이브러리의 최근 변경")
+
+
+@pytest.mark.parametrize(
+    ("query", "english", "korean"),
+    [
+        ("?updated_since=2000-01-01", *CHANGED),
+        ("?updated_since=2000-01-01&q=failed", *CHANGED),
+        ("?updated_since=2000-01-01&sort=date", "date", "날짜"),
+        ("?q=failed", "relevance", "관련도"),
+    ],
+)
+def test_the_sort_shown_as_current_is_the_lists_order(client, library, query, english, korean):
+    """updated_since without sort orders by the library's latest change (tests/test_api.py):
+    the page says so, in both languages, rather than naming a date or relevance it does not
+    follow."""
+    assert current_sort(client.get(f"/cases/{query}").content.decode()) == [english]
+    korean_page = client.get(f"/cases/{query}&lang=ko").content.decode()
+    assert current_sort(korean_page) == [korean]
+
+
 def test_pagination_keeps_every_parameter(client, library, settings):
     settings.INCIDENTLIB_PAGE_SIZE = 2
     query = "?domain=web&domain=ml&domain=storage&sort=date&q=failed"

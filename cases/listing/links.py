@@ -9,7 +9,7 @@ write that own filter out as a parameter.
 from django.http import QueryDict
 from django.urls import reverse
 
-from cases.listing.selection import MULTIPLE_PARAMS, SORTS
+from cases.listing.selection import CHANGED_ORDER_LABEL, MULTIPLE_PARAMS, SORTS
 
 # Parameters that are not part of the selection: a link that changes it drops them.
 NOT_SELECTION = ("page", "lang")
@@ -65,6 +65,8 @@ class ListingLinks:
 
     def sort_links(self, current, searching):
         links = []
+        if current == "changed":  # updated_since's own order, current until a sort is chosen
+            links.append({"label": CHANGED_ORDER_LABEL, "url": None, "current": True})
         for value, label in SORTS:
             if value == "relevance" and not searching:
                 continue

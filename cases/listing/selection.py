@@ -46,6 +46,8 @@ SORTS = [
     ("date", _("date")),
     ("updated", _("last update")),
 ]
+# The order of `updated_since` without `sort`: not a choice of `sort`, but named as the others.
+CHANGED_ORDER_LABEL = _("latest change in the library")
 
 REVIEW_STATES = [("yes", _("reviewed")), ("no", _("draft"))]
 
@@ -160,10 +162,17 @@ class CaseFilter(django_filters.FilterSet):
 
     @property
     def sort_order(self):
+        """The list's order: `sort` if given (relevance only when searching), else the latest
+        change by the library with `updated_since` ("changed"), else relevance when
+        searching, else date."""
         chosen = self.form.cleaned_data.get("sort")
         if chosen == "relevance" and not self.search_text:
             chosen = None
-        return chosen or ("relevance" if self.search_text else "date")
+        if chosen:
+            return chosen
+        if "updated_since" in self.selection():
+            return "changed"
+        return "relevance" if self.search_text else "date"
 
     def selection(self):
         """The parameters in use, by name, with their cleaned values."""
@@ -213,8 +222,8 @@ class CaseFilter(django_filters.FilterSet):
         return self.ordered(cases)
 
     def ordered(self, cases):
-        """The cases in the list's order (by `sort`, the search or `updated_since`)."""
-        if "updated_since" in self.selection() and not self.form.cleaned_data.get("sort"):
+        """The cases in the list's order (`sort_order`)."""
+        if self.sort_order == "changed":
             return cases.order_by("-changed_at", "id")
         if self.sort_order == "relevance":
             return search.by_relevance(cases, self.search_text)
