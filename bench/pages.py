@@ -134,7 +134,7 @@ def pick_targets(args):
     """Real ids, slugs and words from the library the pages are asked about."""
     from django.db.models import Count
 
-    from cases.models import Case, Organisation, Term
+    from cases.models import Case, Organisation, Source, Term
 
     # Only the columns needed: a database migrated by an older checkout may lack others.
     cases = Case.objects.only("id", "title_en")
@@ -150,11 +150,23 @@ def pick_targets(args):
         .first()
     )
     org = Organisation.objects.annotate(uses=Count("cases")).order_by("-uses", "slug").first()
+    symptom = (
+        Term.objects.filter(facet="symptoms")
+        .annotate(uses=Count("case_links"))
+        .order_by("-uses", "slug")
+        .first()
+    )
+    # The address most cases cite: the largest page of /sources/.
+    source = (
+        Source.objects.values("url").annotate(uses=Count("id")).order_by("-uses", "url").first()
+    )
     return {
         "case": case.id,
         "case_title": case.title_en,
         "domain": term.slug,
         "org": org.slug,
+        "symptom": symptom.slug,
+        "source": source["url"] if source else "https://example.com/",
         "rare": rare_word(cases, args.rare_word),
         "phrase": args.phrase,
         "word": args.word,
@@ -177,6 +189,8 @@ def pages(t):
         ("list", "/cases/"),
         ("list, page 50", "/cases/?page=50"),
         ("list, 2 filters", q("/cases/", severity="high", domain=t["domain"])),
+        ("list, ko", q("/cases/", lang="ko")),
+        ("list, by date", q("/cases/", sort="date")),
         ("search storage", q("/cases/", q="storage")),
         ("search rare word", q("/cases/", q=t["rare"])),
         ("search phrase", q("/cases/", q=f'"{t["phrase"]}"')),
@@ -190,6 +204,9 @@ def pages(t):
         ("api", "/api/cases/"),
         ("api, filtered", "/api/cases/?severity=high"),
         ("sitemap", "/sitemap.xml"),
+        ("diagnose", q("/diagnose/", symptoms=t["symptom"], q=t["word"])),
+        ("stats", "/stats/"),
+        ("sources", q("/sources/", url=t["source"])),
     ]
 
 

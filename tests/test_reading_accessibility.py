@@ -26,6 +26,7 @@ PUBLIC_PAGES = {
     "organisation": "/orgs/lablup/",
     "source": "/sources/?url=https://arxiv.org/abs/2605.09370",
     "stats": "/stats/",
+    "diagnose": "/diagnose/?symptoms=throughput-degraded&q=storage",
     "not-found": "/cases/IL-9999",
 }
 SERIOUS = ("critical", "serious")
