@@ -348,20 +348,32 @@ CREATE TRIGGER cases_case_made_again
 -- home page, /cases/, /taxonomy/, /orgs/, the API: cases/listing/counts.py), so that none of
 -- them counts the library after a write. A case's keys: its term ids, its organisation's id
 -- negated, and 0 for a draft or -2147483647 for a reviewed case (cases_case_keys; the facet
--- counts of a selection unnest the same keys).
+-- counts of a selection unnest the same keys). The same counts are kept within each term
+-- (`within`, the term's id; 0 is the whole library): how many of the cases having that term
+-- have each key, the counts of a term's page and of a list filtered by one term.
 --
 -- The rows are changes, added and never updated while the cases are written, so that writers
--- never wait on each other for them: each statement that writes cases adds, per key, the
+-- never wait on each other for them: each statement that writes cases adds, per count, the
 -- cases it added and removed. At its commit (the deferred trigger that raises the
--- generation) a transaction folds all the rows into one per key and state; the rows of a
--- transaction still running stay out of the fold and are folded by a later one. An import
--- (bulk_write) adds none: it counts the whole library again at its end. A reader sums the rows.
+-- generation) a transaction folds the rows of each count it changed into one; the rows of a
+-- transaction still running stay out of the fold, and that transaction folds them.
+-- An import (bulk_write) adds none: it counts the whole library again at its end. A reader
+-- sums the rows.
 
 CREATE OR REPLACE FUNCTION cases_case_keys(term_ids integer[], organisation_id bigint, reviewed boolean)
 RETURNS integer[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT term_ids || (-organisation_id)::integer
         || CASE WHEN reviewed THEN -2147483647 ELSE 0 END
+$$;
+
+-- Each key of a case, within the whole library (0) and within each of its terms.
+CREATE OR REPLACE FUNCTION cases_case_counts(term_ids integer[], organisation_id bigint, reviewed boolean)
+RETURNS TABLE (within integer, key integer)
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT within, key
+      FROM unnest(0 || term_ids) AS within,
+           unnest(cases_case_keys(term_ids, organisation_id, reviewed)) AS key
 $$;
 
 CREATE OR REPLACE FUNCTION cases_case_counted() RETURNS trigger
@@ -373,30 +385,34 @@ BEGIN
         RETURN NULL;
     END IF;
     IF TG_OP = 'INSERT' THEN
-        INSERT INTO cases_facetcount (key, reviewed, cases)
-        SELECT key, new_rows.reviewed_at IS NOT NULL, count(*)
-          FROM new_rows, unnest(cases_case_keys(
-              new_rows.term_ids, new_rows.organisation_id, new_rows.reviewed_at IS NOT NULL)) AS key
-         GROUP BY 1, 2;
+        INSERT INTO cases_facetcount (within, key, reviewed, cases, txid)
+        SELECT counted.within, counted.key, new_rows.reviewed_at IS NOT NULL, count(*), txid_current()
+          FROM new_rows, cases_case_counts(
+              new_rows.term_ids, new_rows.organisation_id, new_rows.reviewed_at IS NOT NULL
+          ) AS counted
+         GROUP BY 1, 2, 3;
     ELSIF TG_OP = 'DELETE' THEN
-        INSERT INTO cases_facetcount (key, reviewed, cases)
-        SELECT key, old_rows.reviewed_at IS NOT NULL, -count(*)
-          FROM old_rows, unnest(cases_case_keys(
-              old_rows.term_ids, old_rows.organisation_id, old_rows.reviewed_at IS NOT NULL)) AS key
-         GROUP BY 1, 2;
+        INSERT INTO cases_facetcount (within, key, reviewed, cases, txid)
+        SELECT counted.within, counted.key, old_rows.reviewed_at IS NOT NULL, -count(*), txid_current()
+          FROM old_rows, cases_case_counts(
+              old_rows.term_ids, old_rows.organisation_id, old_rows.reviewed_at IS NOT NULL
+          ) AS counted
+         GROUP BY 1, 2, 3;
     ELSE
-        INSERT INTO cases_facetcount (key, reviewed, cases)
-        SELECT key, reviewed, sum(change)
+        INSERT INTO cases_facetcount (within, key, reviewed, cases, txid)
+        SELECT within, key, reviewed, sum(change), txid_current()
           FROM (
-              SELECT unnest(cases_case_keys(term_ids, organisation_id, reviewed_at IS NOT NULL)),
-                     reviewed_at IS NOT NULL, -1
-                FROM old_rows
+              SELECT counted.within, counted.key, old_rows.reviewed_at IS NOT NULL, -1
+                FROM old_rows, cases_case_counts(
+                    old_rows.term_ids, old_rows.organisation_id, old_rows.reviewed_at IS NOT NULL
+                ) AS counted
               UNION ALL
-              SELECT unnest(cases_case_keys(term_ids, organisation_id, reviewed_at IS NOT NULL)),
-                     reviewed_at IS NOT NULL, 1
-                FROM new_rows
-          ) AS changes (key, reviewed, change)
-         GROUP BY 1, 2
+              SELECT counted.within, counted.key, new_rows.reviewed_at IS NOT NULL, 1
+                FROM new_rows, cases_case_counts(
+                    new_rows.term_ids, new_rows.organisation_id, new_rows.reviewed_at IS NOT NULL
+                ) AS counted
+          ) AS changes (within, key, reviewed, change)
+         GROUP BY 1, 2, 3
         HAVING sum(change) <> 0;
     END IF;
     GET DIAGNOSTICS added = ROW_COUNT;
@@ -420,13 +436,22 @@ CREATE TRIGGER cases_case_counted_delete
     AFTER DELETE ON cases_case REFERENCING OLD TABLE AS old_rows
     FOR EACH STATEMENT EXECUTE FUNCTION cases_case_counted();
 
--- One row per key and state: the rows this transaction can see, folded; a concurrent fold
--- waits for this one and leaves the rows it folded alone.
+-- One row per count (within, key, state) this transaction changed: its rows and those of the
+-- transactions committed before, folded; a concurrent fold waits for this one and leaves the
+-- rows it folded alone. A change keeps its transaction's id (txid) until it is folded.
 CREATE OR REPLACE FUNCTION cases_fold_facet_counts() RETURNS void
 LANGUAGE sql AS $$
-    WITH folded AS (DELETE FROM cases_facetcount RETURNING key, reviewed, cases)
-    INSERT INTO cases_facetcount (key, reviewed, cases)
-    SELECT key, reviewed, sum(cases) FROM folded GROUP BY key, reviewed HAVING sum(cases) <> 0
+    WITH changed AS (
+        SELECT DISTINCT within, key, reviewed FROM cases_facetcount WHERE txid = txid_current()
+    ), folded AS (
+        DELETE FROM cases_facetcount AS counts USING changed
+         WHERE counts.within = changed.within AND counts.key = changed.key
+           AND counts.reviewed = changed.reviewed
+        RETURNING counts.within, counts.key, counts.reviewed, counts.cases
+    )
+    INSERT INTO cases_facetcount (within, key, reviewed, cases)
+    SELECT within, key, reviewed, sum(cases) FROM folded
+     GROUP BY within, key, reviewed HAVING sum(cases) <> 0
 $$;
 
 -- The whole library counted again (an import's end): one statement, so that the rows it
@@ -434,11 +459,11 @@ $$;
 CREATE OR REPLACE FUNCTION cases_count_facets_again() RETURNS void
 LANGUAGE sql AS $$
     WITH emptied AS (DELETE FROM cases_facetcount)
-    INSERT INTO cases_facetcount (key, reviewed, cases)
-    SELECT key, cases_case.reviewed_at IS NOT NULL, count(*)
+    INSERT INTO cases_facetcount (within, key, reviewed, cases)
+    SELECT counted.within, counted.key, cases_case.reviewed_at IS NOT NULL, count(*)
       FROM cases_case,
-           unnest(cases_case_keys(term_ids, organisation_id, reviewed_at IS NOT NULL)) AS key
-     GROUP BY 1, 2
+           cases_case_counts(term_ids, organisation_id, reviewed_at IS NOT NULL) AS counted
+     GROUP BY 1, 2, 3
 $$;
 
 -- Emptying the case table empties the counts.

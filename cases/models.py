@@ -880,6 +880,10 @@ class Library(models.Model):
 DRAFT_KEY, REVIEWED_KEY = 0, -(2**31 - 1)
 
 
+# FacetCount.within of the counts over the whole library (the others are a term's id).
+WHOLE_LIBRARY = 0
+
+
 class FacetCountQuerySet(models.QuerySet):
     def totals(self):
         """Per key, how many cases of these rows have it (`total`: the rows summed); keys with
@@ -889,21 +893,26 @@ class FacetCountQuerySet(models.QuerySet):
     def organisations(self):
         """Per organisation's key, how many cases (drafts too) it has, most first."""
         return (
-            self.filter(key__lt=DRAFT_KEY, key__gt=REVIEWED_KEY).totals().order_by("-total", "key")
+            self.filter(within=WHOLE_LIBRARY, key__lt=DRAFT_KEY, key__gt=REVIEWED_KEY)
+            .totals()
+            .order_by("-total", "key")
         )
 
-    def public(self):
-        """totals() of the public cases: those of reviewed cases only when drafts are hidden,
-        as Case.objects.published()."""
-        rows = self.filter(reviewed=True) if settings.INCIDENTLIB_HIDE_DRAFTS else self
+    def public(self, within=WHOLE_LIBRARY):
+        """totals() of the public cases (those of reviewed cases only when drafts are hidden,
+        as Case.objects.published()) of the whole library, or of those having the term whose
+        id is `within`."""
+        rows = self.filter(within=within)
+        if settings.INCIDENTLIB_HIDE_DRAFTS:
+            rows = rows.filter(reviewed=True)
         return rows.totals()
 
-    def library(self):
-        """[(key, total, organisation slug, organisation name)] of public(), an organisation's
-        slug and name with its key; one query."""
+    def library(self, within=WHOLE_LIBRARY):
+        """[(key, total, organisation slug, organisation name)] of public(within), an
+        organisation's slug and name with its key; one query."""
         organisation = Organisation.objects.filter(id=-OuterRef("key"))
         return list(
-            self.public()
+            self.public(within)
             .annotate(
                 slug=Subquery(organisation.values("slug")[:1]),
                 name=Subquery(organisation.values("name")[:1]),
@@ -915,17 +924,27 @@ class FacetCountQuerySet(models.QuerySet):
 class FacetCount(models.Model):
     """How many cases have a key, by review state, as rows of changes the database adds and
     folds at every write (cases/database.sql): the facet counts over the whole library
-    without counting it. A key is a term's id, an organisation's id negated, or the review
-    key (cases/listing/counts.py)."""
+    (`within` WHOLE_LIBRARY), and over the cases having one term (`within` its id), without
+    counting them. A key is a term's id, an organisation's id negated, or the review key
+    (cases/listing/counts.py)."""
 
+    within = models.IntegerField(default=WHOLE_LIBRARY)
     key = models.IntegerField()
     reviewed = models.BooleanField()
     cases = models.IntegerField()
+    # The transaction that added this change, until its commit folds it (cases/database.sql).
+    txid = models.BigIntegerField(null=True, editable=False)
 
     objects = FacetCountQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("facet count")
+        indexes = [
+            models.Index(fields=["within", "key"], name="facetcount_within_idx"),
+            models.Index(
+                fields=["txid"], name="facetcount_unfolded_idx", condition=Q(txid__isnull=False)
+            ),
+        ]
 
     def __str__(self):
         return f"{self.key} ({'reviewed' if self.reviewed else 'draft'}): {self.cases:+d}"

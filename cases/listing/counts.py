@@ -29,7 +29,10 @@ then fetches those cases by id.
 
 The counts over the whole public library (home, taxonomy, organisations, the unfiltered
 list, the API) are not counted per request: the database keeps them at every write
-(FacetCount, cases/database.sql), and `library_counts` sums them, once per generation.
+(FacetCount, cases/database.sql), and `library_counts` sums them, once per generation. It
+keeps them within each term too, so that `count_within_terms` counts a selection of one or
+two terms (a term's page, a list filtered by one or two terms) without reading every case
+having one of them.
 """
 
 from collections import defaultdict
@@ -42,7 +45,15 @@ from django.db.models import BooleanField, ExpressionWrapper, F, OrderBy
 
 from cases.caching import cached_value
 from cases.listing.selection import MULTIPLE_PARAMS, TERM_PARAMS
-from cases.models import DRAFT_KEY, REVIEWED_KEY, FacetCount, Organisation, Term
+from cases.models import (
+    DRAFT_KEY,
+    REVIEWED_KEY,
+    WHOLE_LIBRARY,
+    Case,
+    FacetCount,
+    Organisation,
+    Term,
+)
 
 
 @dataclass
@@ -254,16 +265,53 @@ def count_facets(narrowed, terms, conditions=None, chosen=None, page=None):
     return counts
 
 
+def kept_counts(terms, within=WHOLE_LIBRARY):
+    """Facet counts over every public case, or over those having the term whose id is
+    `within`: the sums of the counts the database keeps (FacetCount), one small query."""
+    counts = FacetCounts(total=0, chosen={})
+    for key, cases, slug, name in FacetCount.objects.library(within):
+        counts.record(terms, key, slug, name, (cases, 0), cases)
+    return counts
+
+
 def library_counts(terms=None, request=None):
     """Facet counts over every public case, for the home, taxonomy and organisation pages and
-    the unfiltered list: the sums of the counts the database keeps (FacetCount), one small
-    query, cached per generation of the library."""
+    the unfiltered list: kept_counts, cached per generation of the library."""
+    return cached_value(
+        "library-counts", lambda: kept_counts(terms or Term.objects.index()), request
+    )
 
-    def compute():
-        terms_index = terms or Term.objects.index()
-        counts = FacetCounts(total=0, chosen={})
-        for key, cases, slug, name in FacetCount.objects.library():
-            counts.record(terms_index, key, slug, name, (cases, 0), cases)
-        return counts
 
-    return cached_value("library-counts", compute, request)
+def count_within_terms(terms, within, chosen, request=None):
+    """count_facets' counts for a selection of the public cases having one or two terms, and
+    nothing else: the term of the page (a term's page) and those chosen, one value each of a
+    term facet (`chosen`, {parameter: [slug]}; `within`, the ids of all of them, distinct).
+
+    Each count of a selection of one term is kept by the database (kept_counts), so only a
+    selection of two terms counts cases, those having both (count_facets with no facet
+    parameter). For a chosen parameter, the cases meeting the others are those of the one
+    other term, or the whole library; those the parameter's own term leaves out are them
+    less the selection's. The rows are those count_facets gives: the keys of the cases
+    meeting every parameter in use but one at most."""
+    if len(within) == 1:
+        selection = kept_counts(terms, within[0])
+    else:
+        selection = count_facets(Case.objects.published().filter(term_ids__contains=within), terms)
+    others = {}  # parameter -> the counts of the cases meeting the others
+    for param, slugs in chosen.items():
+        (own,) = terms.ids(param, slugs)
+        rest = [term_id for term_id in within if term_id != own]
+        others[param] = kept_counts(terms, rest[0]) if rest else library_counts(terms, request)
+    counts = FacetCounts(total=selection.total, chosen=chosen)
+    counts.org_names = dict(selection.org_names)
+    for param, other in others.items():
+        counts.org_names.update(other.org_names)
+        counts.without[param] = other.total
+    for row in {*selection.rows, *(row for other in others.values() for row in other.rows)}:
+        selected = selection.rows.get(row, (0, 0))[0]
+        if row[0] in others:
+            with_others = others[row[0]].rows.get(row, (0, 0))[0]
+            counts.rows[row] = (with_others, with_others - selected)
+        else:
+            counts.rows[row] = (selected, 0)
+    return counts

@@ -16,8 +16,8 @@ from django.core.paginator import Paginator
 from django.db.models import Count, Q
 
 from cases.listing import search
-from cases.listing.counts import count_facets, library_counts
-from cases.listing.selection import FACET_PARAMS, CaseFilter, facet_condition
+from cases.listing.counts import count_facets, count_within_terms, library_counts
+from cases.listing.selection import FACET_PARAMS, TERM_PARAMS, CaseFilter, facet_condition
 from cases.models import Case
 
 
@@ -67,7 +67,15 @@ class ListingQuery:
     def load(self, page_number, language):
         """Run the page's queries; raises InvalidPage for a page that does not exist."""
         size = settings.INCIDENTLIB_PAGE_SIZE
-        if self.is_filtered or self.fixed:
+        within = self._terms_within()
+        if within:
+            self.facets = count_within_terms(
+                self.terms,
+                within,
+                {p: v for p, v in self.selection.items() if p in FACET_PARAMS},
+                self.request,
+            )
+        elif self.is_filtered or self.fixed:
             self.facets = count_facets(
                 self.filterset.ordered(self.filterset.narrow(self.filterset.queryset)),
                 self.terms,
@@ -95,6 +103,20 @@ class ListingQuery:
         if not paginator.count:
             self._count_without_other_filters()
         return self
+
+    def _terms_within(self):
+        """The ids of the one or two terms the selection is, when it is nothing else (a term's
+        page, a list filtered by one value of one or two term facets): its counts are then
+        kept (count_within_terms). None for any other selection."""
+        chosen = [(p, v) for p, v in self.selection.items() if p in FACET_PARAMS]
+        if self.fixed:
+            chosen.insert(0, (self.fixed[0], [self.fixed[1]]))
+        if self.filterset.other_conditions() or not 0 < len(chosen) <= 2:
+            return None
+        if any(param not in TERM_PARAMS or len(values) != 1 for param, values in chosen):
+            return None
+        within = [term_id for param, values in chosen for term_id in self.terms.ids(param, values)]
+        return within if len(set(within)) == len(chosen) else None
 
     def _count_without_other_filters(self):
         """How many cases removing the search, a year, `updated_since` or the page's own

@@ -16,6 +16,7 @@ from django.db import migrations, models
 DATABASE_SQL = Path(__file__).resolve().parent / "0007_database.sql"
 CURRENT_DATABASE_SQL = Path(__file__).resolve().parent.parent / "database.sql"
 DATABASE_SQL_0014 = Path(__file__).resolve().parent / "0014_database.sql"
+DATABASE_SQL_0015 = Path(__file__).resolve().parent / "0015_database.sql"
 
 DROP_0003_TRIGGERS = """
 DROP TRIGGER cases_case_search_vector ON cases_case;
@@ -88,6 +89,12 @@ def apply_database_sql_0014(apps, schema_editor):
     """cases/database.sql as 0011, 0013 and 0014 applied it (frozen in 0014_database.sql:
     the later file's functions write a table made only by 0015)."""
     apply_database_sql(apps, schema_editor, DATABASE_SQL_0014)
+
+
+def apply_database_sql_0015(apps, schema_editor):
+    """cases/database.sql as 0015 applied it (frozen in 0015_database.sql: the later file's
+    counts have a column made only by 0018)."""
+    apply_database_sql(apps, schema_editor, DATABASE_SQL_0015)
 
 
 def apply_current_database_sql(apps, schema_editor):

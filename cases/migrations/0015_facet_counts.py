@@ -46,6 +46,6 @@ class Migration(migrations.Migration):
             ],
             options={"verbose_name": "facet count"},
         ),
-        migrations.RunPython(derived.apply_current_database_sql, back_to_0014),
+        migrations.RunPython(derived.apply_database_sql_0015, back_to_0014),
         migrations.RunSQL("SELECT cases_count_facets_again()", migrations.RunSQL.noop),
     ]
