@@ -8,9 +8,11 @@ PostgreSQL's statistics of the `term_ids` column estimate it (one catalog read, 
 the library; without statistics, every term weighs the same), times a weight for its facet
 (severity says little about what happened, and is left out). Reading
 every case that shares some term would read most of the library (a common symptom is in
-half of it), so the candidates are the cases holding both of the case's two most informative
-terms (the GIN index on `term_ids` intersects their lists), or, when fewer than five do, either
-of them. Each candidate's score is the sum of the weights of every term it shares; the best
+half of it), so the candidates are the cases holding the case's three most informative terms
+(the GIN index on `term_ids` intersects their lists); when fewer than SHORTLIST do, those
+holding its two most informative ones; when fewer than five do, either of those two (two
+terms alone left 7,500 candidates to read at 100,000 cases, most of the page's time). Each
+candidate's score is the sum of the weights of every term it shares; the best
 SHORTLIST are then scored again with the words their titles and summaries share with the
 case's (English stemmed, Korean as written), which breaks ties and nudges the order; then by
 id, so that the order is stable. The case itself, the cases it lists as related and those
@@ -106,16 +108,24 @@ def similar_cases(case, exclude_ids=(), limit=SIMILAR_CASES):
               FROM mine
         ), w AS (
             SELECT array_agg(weight ORDER BY position) AS weights FROM weighted
-        ), best AS (
-            SELECT array_agg(term_id ORDER BY weight DESC, term_id)::integer[] AS ids
-              FROM (SELECT term_id, weight FROM weighted
-                     ORDER BY weight DESC, term_id LIMIT 2) AS two
+        ), best AS (  -- the three most informative terms, and the two most
+            SELECT three.ids AS three, three.ids[1:2] AS two
+              FROM (SELECT array_agg(term_id ORDER BY weight DESC, term_id)::integer[] AS ids
+                      FROM (SELECT term_id, weight FROM weighted
+                             ORDER BY weight DESC, term_id LIMIT 3) AS top) AS three
+        ), holding_three AS (
+            SELECT * FROM ({candidates_sql}) AS c WHERE c.term_ids @> (SELECT three FROM best)
+        ), holding_two AS (
+            SELECT * FROM ({candidates_sql}) AS c
+             WHERE c.term_ids @> (SELECT two FROM best)
+               AND NOT c.term_ids @> (SELECT three FROM best)
+               AND (SELECT count(*) FROM (SELECT 1 FROM holding_three LIMIT %s) AS enough) < %s
         ), candidates AS (
-            SELECT * FROM ({candidates_sql}) AS c WHERE c.term_ids @> (SELECT ids FROM best)
+            SELECT * FROM holding_three UNION ALL SELECT * FROM holding_two
         ), more_candidates AS (
             SELECT * FROM ({candidates_sql}) AS c
-             WHERE c.term_ids && (SELECT ids FROM best)
-               AND NOT c.term_ids @> (SELECT ids FROM best)
+             WHERE c.term_ids && (SELECT two FROM best)
+               AND NOT c.term_ids @> (SELECT two FROM best)
                AND (SELECT count(*) FROM (SELECT 1 FROM candidates LIMIT %s) AS enough) < %s
         ), shortlist AS (
             SELECT c.id, c.term_ids, {score_sql} AS score
@@ -144,6 +154,9 @@ def similar_cases(case, exclude_ids=(), limit=SIMILAR_CASES):
         [term_id for term_id, _ in weighted],
         [factor for _, factor in weighted],
         *candidates_params,
+        *candidates_params,
+        SHORTLIST,
+        SHORTLIST,
         *candidates_params,
         limit,
         limit,
