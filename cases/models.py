@@ -111,10 +111,10 @@ class OrganisationQuerySet(models.QuerySet):
         by_id = self.in_bulk(ids)
         return [by_id[id] for id in ids if id in by_id]
 
-    def with_public_cases(self):
-        """The organisations the public sees, those with a public case, with `case_count`:
-        how many public cases each has."""
-        return self.filter(cases__in=Case.objects.published()).annotate(case_count=Count("cases"))
+    def public(self):
+        """The organisations the public sees: those with a public case (the first one found
+        is enough)."""
+        return self.filter(Exists(Case.objects.published().filter(organisation=OuterRef("pk"))))
 
 
 class Organisation(models.Model):
@@ -308,7 +308,11 @@ class Case(models.Model):
         _("case id"), max_length=20, primary_key=True, validators=[validate_case_id]
     )
     organisation = models.ForeignKey(
-        Organisation, models.PROTECT, related_name="cases", verbose_name=_("organisation")
+        Organisation,
+        models.PROTECT,
+        related_name="cases",
+        verbose_name=_("organisation"),
+        db_index=False,  # case_organisation_date_idx begins with it
     )
     date = models.DateField(_("date"))
     date_kind = models.CharField(_("what the date is"), max_length=20, choices=DateKind.choices)
@@ -485,6 +489,8 @@ class Case(models.Model):
         indexes = [
             # The case list sorted by date (the default order) and by last update.
             models.Index(fields=["-date", "id"], name="case_date_idx"),
+            # An organisation's page, by date: its first page without reading all its cases.
+            models.Index(fields=["organisation", "-date", "id"], name="case_organisation_date_idx"),
             models.Index(fields=["-updated_at"], name="case_updated_idx"),
             # Incremental sync (?updated_since=): the library's own time of writes, oldest first.
             models.Index(fields=["changed_at", "id"], name="case_changed_idx"),

@@ -295,8 +295,8 @@ def organisation_list(request):
 @require_safe
 @public_page
 def organisation_detail(request, slug):
-    organisation = get_object_or_404(Organisation.objects.with_public_cases(), slug=slug)
-    listing = CaseListing(request, fixed=("org", slug), fixed_label=organisation.name)
+    organisation = get_object_or_404(Organisation.objects.public(), slug=slug)
+    listing = CaseListing(request, organisation=organisation)
     return _case_list_page(
         request, listing, "cases/organisation_detail.html", {"organisation": organisation}
     )

@@ -101,16 +101,20 @@ class SelectionGroup:
 
 
 class CaseListing:
-    def __init__(self, request, *, fixed=None, fixed_label=None):
-        """`fixed`: (parameter, value), the page's own filter, met by every case it lists;
-        `fixed_label` names the value when it is not a term (an organisation's name)."""
+    def __init__(self, request, *, fixed=None, organisation=None):
+        """`fixed`: (term facet, slug), the page's own filter, met by every case it lists;
+        or `organisation`, the one whose page it is (the filter ("org", its slug))."""
         self.language = content_language(get_language())
         self.terms = Term.objects.index()
         self.params = request.GET.copy()
         self.path = request.path
+        if organisation is not None:
+            fixed = ("org", organisation.slug)
         self.fixed = fixed
-        self.fixed_label = fixed_label
-        self.query = ListingQuery(self.params, terms=self.terms, fixed=fixed, request=request)
+        self.fixed_label = organisation.name if organisation is not None else None
+        self.query = ListingQuery(
+            self.params, terms=self.terms, fixed=fixed, organisation=organisation, request=request
+        )
         self.links = ListingLinks(self.path, self.params, fixed=fixed, language=self.language)
 
     # What the page shows of its queries ---------------------------------------------------

@@ -83,9 +83,7 @@ class OrganisationListField(SlugListField):
         self.names = {}
         if value:
             self.names = dict(
-                Organisation.objects.with_public_cases()
-                .filter(slug__in=value)
-                .values_list("slug", "name")
+                Organisation.objects.public().filter(slug__in=value).values_list("slug", "name")
             )
         for slug in value:
             if slug not in self.names:
