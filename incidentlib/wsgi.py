@@ -10,3 +10,7 @@ from django.conf import settings  # noqa: E402  (configured by get_wsgi_applicat
 
 if not settings._wrapped.SECRET_KEY:  # reading settings.SECRET_KEY would raise Django's message
     raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
+
+from incidentlib.warm import warm_up  # noqa: E402
+
+warm_up()
