@@ -26,7 +26,8 @@ from cases.exchange.format import BILINGUAL_FIELDS
 # Texts stored as <name>_en / <name>_ko columns of a case (as the exchange format names them).
 CASE_FIELDS = BILINGUAL_FIELDS
 # The case's ordered lists of bilingual items, by their exchange name and related name.
-LISTS = (("remediation", "remediation_steps"), ("action_items", "action_items"))
+REMEDIATION = ("remediation", "remediation_steps")
+LISTS = (REMEDIATION, ("action_items", "action_items"))
 
 CURRENT, STALE, MISSING = "current", "stale", "missing"
 STATES = (CURRENT, STALE, MISSING)
@@ -90,13 +91,12 @@ def text_state(translations, key, english, korean):
     )
 
 
-def case_texts(case):
-    """(key, english, korean) of every bilingual text of the case that has some text, in the
-    order the page reads; uses the case's prefetched lists (no query when prefetched)."""
-    texts = [
-        (name, getattr(case, f"{name}_en"), getattr(case, f"{name}_ko")) for name in CASE_FIELDS
-    ]
-    for list_name, related_name in LISTS:
+def case_texts(case, fields=CASE_FIELDS, lists=LISTS):
+    """(key, english, korean) of every bilingual text of the case (or of those `fields` and
+    `lists` only) that has some text, in the order the page reads; uses the case's
+    prefetched lists (no query when prefetched)."""
+    texts = [(name, getattr(case, f"{name}_en"), getattr(case, f"{name}_ko")) for name in fields]
+    for list_name, related_name in lists:
         texts += [
             (item_key(list_name, item.position), item.text_en, item.text_ko)
             for item in getattr(case, related_name).all()
@@ -104,9 +104,13 @@ def case_texts(case):
     return [(key, en, ko) for key, en, ko in texts if en or ko]
 
 
-def case_states(case):
-    """{key: TextState} of every bilingual text of the case."""
-    return {key: text_state(case.translations, key, en, ko) for key, en, ko in case_texts(case)}
+def case_states(case, fields=CASE_FIELDS, lists=LISTS):
+    """{key: TextState} of every bilingual text of the case (or of those `fields` and `lists`
+    only, as case_texts)."""
+    return {
+        key: text_state(case.translations, key, en, ko)
+        for key, en, ko in case_texts(case, fields, lists)
+    }
 
 
 def affected(case):

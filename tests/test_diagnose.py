@@ -6,6 +6,7 @@ import re
 import pytest
 
 from cases.models import Case, Term
+from cases.translations import source_hash
 
 from .library import REVIEWED, plain_case, store
 
@@ -293,3 +294,39 @@ def test_an_english_page_has_no_fallback_marks_or_notes(client, library):
     for url in ("/diagnose/?symptoms=rare-x", "/diagnose/?symptoms=rare-z&lang=en"):
         results = page(client, url).split('class="diagnosis-results"')[1]
         assert "fallback" not in results and 'lang="en"' not in results
+
+
+STALE_NOTE_KO = "번역 이후 영어 원문이 바뀌었습니다"
+
+
+def test_a_stale_korean_text_is_noted_as_on_the_case_page(client, tmp_path):
+    """A Korean detection or step whose English changed since it was translated keeps its
+    place with the case page's quiet note, linking the English; an English page says nothing."""
+    store(
+        tmp_path,
+        plain_case(
+            "K-1",
+            symptoms=["rare-k"],
+            detection={"en": "An alert fired.", "ko": "경보가 울렸다."},
+            remediation=[
+                step("Rebuilt the array", "어레이를 다시 만들었다"),
+                step("Swapped", "교체했다"),
+            ],
+            translations={
+                "detection": {
+                    "source": source_hash("An older English"),
+                    "english_at": "2026-12-01T09:00:00Z",
+                },
+                "remediation[1]": {"source": source_hash("An older step")},
+            },
+        ),
+    )
+    result = result_of(page(client, "/diagnose/?symptoms=rare-k&lang=ko"), "K-1")
+    assert result.count(STALE_NOTE_KO) == 2
+    note = f'<small class="stale-note" role="note">{STALE_NOTE_KO} (2026-12-01)'
+    assert re.search(rf"<span>경보가 울렸다.</span>\s*{re.escape(note)}", result)
+    assert 'href="/cases/K-1?lang=en#detection" hreflang="en"' in result
+    assert re.search(r"<li><span>어레이를 다시 만들었다</span>\s*</li>", result)  # current
+    assert 'href="/cases/K-1?lang=en#remediation" hreflang="en"' in result
+    english = page(client, "/diagnose/?symptoms=rare-k&lang=en")
+    assert "stale-note" not in english.split('class="diagnosis-results"')[1]

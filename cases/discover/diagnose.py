@@ -33,6 +33,7 @@ from django.http import QueryDict
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from cases import translations
 from cases.listing import search
 from cases.models import Case, CaseTerm, Facet, RemediationStep
 
@@ -46,6 +47,8 @@ WORD = re.compile(r"\w[\w.'-]*")
 TOP_TERMS = 5
 # The facets of the summary above the results, each a parameter narrowing the matches.
 SUMMARY_FACETS = (Facet.ROOT_CAUSE, Facet.FIX)
+# The bilingual texts of a case a result shows, besides its remediation steps.
+SHOWN_TEXTS = ("title", "detection")
 
 
 class DiagnoseForm(forms.Form):
@@ -91,6 +94,8 @@ class Result:
     score: float
     words_matched: int
     shared_symptoms: list
+    # The translation states of the texts a result shows (title, detection, remediation).
+    translation_states: dict
 
 
 @dataclass
@@ -277,6 +282,9 @@ class Diagnosis:
                 score=case.score,
                 words_matched=case.words_matched,
                 shared_symptoms=[t for t in chosen_symptoms if t.id in set(case.term_ids)],
+                translation_states=translations.case_states(
+                    case, fields=SHOWN_TEXTS, lists=[translations.REMEDIATION]
+                ),
             )
             for case in page
         ]
