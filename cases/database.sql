@@ -2,9 +2,9 @@
 -- admin, a review, plain SQL): each case's search vector and term ids, and the library's
 -- generation, and the facet counts over the whole library. The current version of every
 -- function and trigger is here and only here; the latest migration that changes it applies
--- this file (0015, with 0007's `apply_current_database_sql`; earlier ones apply a frozen copy,
--- 0007_database.sql or 0014_database.sql, so that they never read a column or table not yet
--- made), and tests/test_database_sql.py compares it with what the database runs. A change to
+-- this file (0018, with 0007's `apply_current_database_sql`; earlier ones apply a frozen copy,
+-- 0007_database.sql, 0014_database.sql or 0015_database.sql, so that they never read a column
+-- or table not yet made), and tests/test_database_sql.py compares it with what the database runs. A change to
 -- this file comes with a migration that applies it.
 --
 -- A transaction that writes whole cases, lists included (the import), sets

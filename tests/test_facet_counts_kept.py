@@ -144,6 +144,7 @@ def test_emptying_the_case_table_empties_the_counts(library):
         ("severity=high", None),  # one term chosen
         ("domain=ml&symptoms=latency", None),  # two terms of two facets
         ("symptoms=errors", ("domain", "web")),  # a term's page with one chosen
+        ("symptoms=errors", ("symptoms", "latency")),  # ... of its own facet
     ],
 )
 def test_a_list_of_one_or_two_terms_counts_as_a_count_of_its_cases(
