@@ -285,7 +285,8 @@ def library_counts(terms=None, request=None):
 def count_within_terms(terms, within, chosen, request=None):
     """count_facets' counts for a selection of the public cases having one or two terms, and
     nothing else: the term of the page (a term's page) and those chosen, one value each of a
-    term facet (`chosen`, {parameter: [slug]}; `within`, the ids of all of them, distinct).
+    term facet. `within`: (parameter, term id) of each, distinct, the page's own term's
+    parameter None; `chosen`: {parameter: [slug]} of the chosen ones, as count_facets'.
 
     Each count of a selection of one term is kept by the database (kept_counts), so only a
     selection of two terms counts cases, those having both (count_facets with no facet
@@ -293,15 +294,16 @@ def count_within_terms(terms, within, chosen, request=None):
     other term, or the whole library; those the parameter's own term leaves out are them
     less the selection's. The rows are those count_facets gives: the keys of the cases
     meeting every parameter in use but one at most."""
-    if len(within) == 1:
-        selection = kept_counts(terms, within[0])
+    ids = [term_id for _param, term_id in within]
+    if len(ids) == 1:
+        selection = kept_counts(terms, ids[0])
     else:
-        selection = count_facets(Case.objects.published().filter(term_ids__contains=within), terms)
-    others = {}  # parameter -> the counts of the cases meeting the others
-    for param, slugs in chosen.items():
-        (own,) = terms.ids(param, slugs)
-        rest = [term_id for term_id in within if term_id != own]
-        others[param] = kept_counts(terms, rest[0]) if rest else library_counts(terms, request)
+        selection = count_facets(Case.objects.published().filter(term_ids__contains=ids), terms)
+    others = {}  # chosen parameter -> the counts of the cases meeting the others
+    for param, own in within:
+        if param is not None:
+            rest = [term_id for term_id in ids if term_id != own]
+            others[param] = kept_counts(terms, rest[0]) if rest else library_counts(terms, request)
     counts = FacetCounts(total=selection.total, chosen=chosen)
     counts.org_names = dict(selection.org_names)
     for param, other in others.items():

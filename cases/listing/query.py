@@ -111,18 +111,24 @@ class ListingQuery:
         return self
 
     def _terms_within(self):
-        """The ids of the one or two terms the selection is, when it is nothing else (a term's
-        page, a list filtered by one value of one or two term facets): its counts are then
-        kept (count_within_terms). None for any other selection."""
-        chosen = [(p, v) for p, v in self.selection.items() if p in FACET_PARAMS]
+        """(parameter, term id) of the one or two terms the selection is, when it is nothing
+        else (a term's page, whose own term's parameter is None, and a list filtered by one
+        value of one or two term facets): its counts are then kept (count_within_terms).
+        None for any other selection."""
+        chosen = [(p, p, v) for p, v in self.selection.items() if p in FACET_PARAMS]
         if self.fixed:
-            chosen.insert(0, (self.fixed[0], [self.fixed[1]]))
+            chosen.insert(0, (None, self.fixed[0], [self.fixed[1]]))
         if self.filterset.other_conditions() or not 0 < len(chosen) <= 2:
             return None
-        if any(param not in TERM_PARAMS or len(values) != 1 for param, values in chosen):
+        if any(facet not in TERM_PARAMS or len(slugs) != 1 for _, facet, slugs in chosen):
             return None
-        within = [term_id for param, values in chosen for term_id in self.terms.ids(param, values)]
-        return within if len(set(within)) == len(chosen) else None
+        within = [
+            (param, term_id)
+            for param, facet, slugs in chosen
+            for term_id in self.terms.ids(facet, slugs)
+        ]
+        distinct = len({term_id for _, term_id in within}) == len(chosen)
+        return within if distinct else None
 
     def _count_without_other_filters(self):
         """How many cases removing the search, a year, `updated_since` or the page's own
