@@ -953,4 +953,5 @@ class FacetCount(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.key} ({'reviewed' if self.reviewed else 'draft'}): {self.cases:+d}"
+        state = "reviewed" if self.reviewed else "draft"
+        return f"{self.key} within {self.within} ({state}): {self.cases:+d}"
