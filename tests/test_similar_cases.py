@@ -133,3 +133,36 @@ def test_the_kind_of_fix_counts_among_what_makes_cases_similar(client, fix_libra
     assert "같은 조치 유형: <span>리드어헤드 조정</span>" in korean
     case = Case.objects.for_page().get(id="F-0")
     assert [found.case.id for found in similar_cases(case)][0] == "F-2"
+
+
+@pytest.mark.parametrize("holding_three", [40, 39])
+def test_when_forty_cases_hold_the_three_most_informative_terms_they_are_the_candidates(
+    tmp_path, holding_three
+):
+    """T-0's three most informative terms are its symptoms (the rarest of its terms; sym-c,
+    which ten more cases have, the third). Y-1 has the two most informative and four more
+    components, less informative each but more in all: it would score highest. With SHORTLIST
+    (40) cases holding all three, only those are read; with fewer, the cases holding the two
+    most informative are read too, and Y-1 comes first."""
+    parts = ["part-1", "part-2", "part-3", "part-4"]
+    store(
+        tmp_path,
+        plain_case("T-0", symptoms=["sym-a", "sym-b", "sym-c"], components=parts),
+        plain_case("Y-1", symptoms=["sym-a", "sym-b"], components=parts),
+        *[
+            plain_case(f"H-{n}", symptoms=["sym-a", "sym-b", "sym-c"], components=["other"])
+            for n in range(holding_three)
+        ],
+        *[plain_case(f"F-{n}", symptoms=["filler"], components=parts) for n in range(60)],
+        *[plain_case(f"G-{n}", symptoms=["sym-c"], components=["other"]) for n in range(10)],
+    )
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE cases_case")
+    found = [similar.case.id for similar in similar_cases(Case.objects.for_page().get(id="T-0"))]
+    assert len(found) == 5
+    if holding_three >= 40:
+        assert all(case_id.startswith("H-") for case_id in found)
+    else:
+        assert found[0] == "Y-1" and all(case_id.startswith("H-") for case_id in found[1:])
