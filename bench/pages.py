@@ -189,6 +189,12 @@ def pages(t):
         ("list", "/cases/"),
         ("list, page 50", "/cases/?page=50"),
         ("list, 2 filters", q("/cases/", severity="high", domain=t["domain"])),
+        (
+            "list, 3 filters",
+            q("/cases/", severity="high", domain=t["domain"], symptoms=t["symptom"]),
+        ),
+        ("list, org", q("/cases/", org=t["org"])),
+        ("list, org + filter", q("/cases/", org=t["org"], severity="high")),
         ("list, ko", q("/cases/", lang="ko")),
         ("list, by date", q("/cases/", sort="date")),
         ("search storage", q("/cases/", q="storage")),

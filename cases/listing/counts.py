@@ -30,9 +30,9 @@ then fetches those cases by id.
 The counts over the whole public library (home, taxonomy, organisations, the unfiltered
 list, the API) are not counted per request: the database keeps them at every write
 (FacetCount, cases/database.sql), and `library_counts` sums them, once per generation. It
-keeps them within each term too, so that `count_within_terms` counts a selection of one or
-two terms (a term's page, a list filtered by one or two terms) without reading every case
-having one of them.
+keeps them within each term too, so that `count_within` counts a selection of one or two
+terms or organisations (a term's page, an organisation's, a list filtered by one or two of
+them) from the cases of both alone, not every case having one of them.
 """
 
 from collections import defaultdict
@@ -282,28 +282,36 @@ def library_counts(terms=None, request=None):
     )
 
 
-def count_within_terms(terms, within, chosen, request=None):
-    """count_facets' counts for a selection of the public cases having one or two terms, and
-    nothing else: the term of the page (a term's page) and those chosen, one value each of a
-    term facet. `within`: (parameter, term id) of each, distinct, the page's own term's
-    parameter None; `chosen`: {parameter: [slug]} of the chosen ones, as count_facets'.
+def count_within(terms, within, chosen, request=None):
+    """count_facets' counts for a selection of the public cases made of one or two parts, and
+    nothing else: the page's own filter (a term's or an organisation's page) and those
+    chosen, each one value of a term facet or organisations. `within`: (parameter, condition,
+    term id) of each part, the page's own parameter None, the term id that of a term part
+    (None for organisations); `chosen`: {parameter: values} of the chosen ones, as
+    count_facets'.
 
-    Each count of a selection of one term is kept by the database (kept_counts), so only a
-    selection of two terms counts cases, those having both (count_facets with no facet
-    parameter). For a chosen parameter, the cases meeting the others are those of the one
-    other term, or the whole library; those the parameter's own term leaves out are them
-    less the selection's. The rows are those count_facets gives: the keys of the cases
-    meeting every parameter in use but one at most."""
-    ids = [term_id for _param, term_id in within]
-    if len(ids) == 1:
-        selection = kept_counts(terms, ids[0])
-    else:
-        selection = count_facets(Case.objects.published().filter(term_ids__contains=ids), terms)
-    others = {}  # chosen parameter -> the counts of the cases meeting the others
-    for param, own in within:
-        if param is not None:
-            rest = [term_id for term_id in ids if term_id != own]
-            others[param] = kept_counts(terms, rest[0]) if rest else library_counts(terms, request)
+    The counts of a selection of one term are kept by the database (kept_counts); those of
+    any other are counted from its own cases (count_facets with no facet parameter), those
+    having both parts, or the one part's. For a chosen parameter, the cases meeting the
+    others are those of the other part, or the whole library; those the parameter's own
+    part leaves out are them less the selection's. The rows are those count_facets gives:
+    the keys of the cases meeting every parameter in use but one at most."""
+
+    def counted(parts):
+        if not parts:
+            return library_counts(terms, request)
+        if len(parts) == 1 and parts[0][2] is not None:
+            return kept_counts(terms, parts[0][2])
+        return count_facets(
+            Case.objects.published().filter(*(condition for _, condition, _ in parts)), terms
+        )
+
+    selection = counted(within)
+    others = {  # chosen parameter -> the counts of the cases meeting the others
+        param: counted([part for part in within if part[0] != param])
+        for param, _, _ in within
+        if param is not None
+    }
     counts = FacetCounts(total=selection.total, chosen=chosen)
     counts.org_names = dict(selection.org_names)
     for param, other in others.items():

@@ -16,7 +16,7 @@ from django.core.paginator import Paginator
 from django.db.models import Count, Q
 
 from cases.listing import search
-from cases.listing.counts import count_facets, count_within_terms, library_counts
+from cases.listing.counts import count_facets, count_within, library_counts
 from cases.listing.selection import FACET_PARAMS, TERM_PARAMS, CaseFilter, facet_condition
 from cases.models import Case
 
@@ -73,9 +73,9 @@ class ListingQuery:
     def load(self, page_number, language):
         """Run the page's queries; raises InvalidPage for a page that does not exist."""
         size = settings.INCIDENTLIB_PAGE_SIZE
-        within = self._terms_within()
+        within = self._parts()
         if within:
-            self.facets = count_within_terms(
+            self.facets = count_within(
                 self.terms,
                 within,
                 {p: v for p, v in self.selection.items() if p in FACET_PARAMS},
@@ -110,25 +110,32 @@ class ListingQuery:
             self._count_without_other_filters()
         return self
 
-    def _terms_within(self):
-        """(parameter, term id) of the one or two terms the selection is, when it is nothing
-        else (a term's page, whose own term's parameter is None, and a list filtered by one
-        value of one or two term facets): its counts are then kept (count_within_terms).
-        None for any other selection."""
+    def _parts(self):
+        """(parameter, condition, term id) of the one or two parts the selection is, when it
+        is nothing else: one value of a term facet (its term's id given: its counts are kept),
+        or organisations (`org`, any number of them; no term id). The page's own filter (a
+        term's or an organisation's page) is a part too, of parameter None. count_within
+        then counts each part's cases, and those of both, without reading every case. None
+        for any other selection, which count_facets counts."""
         chosen = [(p, p, v) for p, v in self.selection.items() if p in FACET_PARAMS]
         if self.fixed:
             chosen.insert(0, (None, self.fixed[0], [self.fixed[1]]))
         if self.filterset.other_conditions() or not 0 < len(chosen) <= 2:
             return None
-        if any(facet not in TERM_PARAMS or len(slugs) != 1 for _, facet, slugs in chosen):
-            return None
-        within = [
-            (param, term_id)
-            for param, facet, slugs in chosen
-            for term_id in self.terms.ids(facet, slugs)
-        ]
-        distinct = len({term_id for _, term_id in within}) == len(chosen)
-        return within if distinct else None
+        parts = []
+        for param, facet, values in chosen:
+            if param is None and self.fixed_condition is not None:
+                condition = self.fixed_condition
+            else:
+                condition = facet_condition(facet, values, self.terms)
+            if facet == "org":
+                parts.append((param, condition, None))
+            elif facet in TERM_PARAMS and len(values) == 1:
+                parts.append((param, condition, self.terms.ids(facet, values)[0]))
+            else:
+                return None
+        term_ids = [term_id for _, _, term_id in parts if term_id is not None]
+        return parts if len(set(term_ids)) == len(term_ids) else None
 
     def _count_without_other_filters(self):
         """How many cases removing the search, a year, `updated_since` or the page's own
