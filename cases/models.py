@@ -904,21 +904,23 @@ class FacetCountQuerySet(models.QuerySet):
             .order_by("-total", "key")
         )
 
-    def public(self, within=WHOLE_LIBRARY):
+    def public(self, within=WHOLE_LIBRARY, reviewed=None):
         """totals() of the public cases (those of reviewed cases only when drafts are hidden,
         as Case.objects.published()) of the whole library, or of those having the term whose
-        id is `within`."""
+        id is `within`; of one review state only if `reviewed` is not None."""
         rows = self.filter(within=within)
         if settings.INCIDENTLIB_HIDE_DRAFTS:
             rows = rows.filter(reviewed=True)
+        if reviewed is not None:
+            rows = rows.filter(reviewed=reviewed)
         return rows.totals()
 
-    def library(self, within=WHOLE_LIBRARY):
-        """[(key, total, organisation slug, organisation name)] of public(within), an
-        organisation's slug and name with its key; one query."""
+    def library(self, within=WHOLE_LIBRARY, reviewed=None):
+        """[(key, total, organisation slug, organisation name)] of public(within, reviewed),
+        an organisation's slug and name with its key; one query."""
         organisation = Organisation.objects.filter(id=-OuterRef("key"))
         return list(
-            self.public(within)
+            self.public(within, reviewed)
             .annotate(
                 slug=Subquery(organisation.values("slug")[:1]),
                 name=Subquery(organisation.values("name")[:1]),

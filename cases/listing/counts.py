@@ -30,18 +30,20 @@ then fetches those cases by id.
 The counts over the whole public library (home, taxonomy, organisations, the unfiltered
 list, the API) are not counted per request: the database keeps them at every write
 (FacetCount, cases/database.sql), and `library_counts` sums them, once per generation. It
-keeps them within each term too, so that `count_within` counts a selection of one or two
-terms or organisations (a term's page, an organisation's, a list filtered by one or two of
-them) from the cases of both alone, not every case having one of them.
+keeps them within each term too, and by review state, so that `count_within` counts a
+selection of one or two terms, organisations or a review state (a term's page, an
+organisation's, a list filtered by one or two of them) from those kept counts or from the
+cases of the selection alone, not every case having one of them.
 """
 
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import reduce
 from operator import and_, or_
+from typing import NamedTuple
 
 from django.db import connection
-from django.db.models import BooleanField, ExpressionWrapper, F, OrderBy
+from django.db.models import BooleanField, ExpressionWrapper, F, OrderBy, Q
 
 from cases.caching import cached_value
 from cases.listing.selection import MULTIPLE_PARAMS, TERM_PARAMS
@@ -159,9 +161,10 @@ def count_facets(narrowed, terms, conditions=None, chosen=None, page=None):
     )
     matching_sql, params = matching.query.sql_with_params()
 
-    # Which facet parameters a case meets, as the bits of one number, worked out once per case
-    # (OFFSET 0 keeps PostgreSQL from working them out again for each of its keys; without
-    # parameters there is nothing to work out, and the count may run in parallel).
+    # Which facet parameters a case meets, as the bits of one number, worked out once per case:
+    # in the `matching` CTE, or as the one element of an array unnested (as a plain column,
+    # PostgreSQL would work it out again for each of the case's keys; OFFSET 0 would stop
+    # that, but keep the count from running in parallel workers).
     bits = {param: 1 << number for number, param in enumerate(conditions)}
     mask = (
         " | ".join(
@@ -170,13 +173,13 @@ def count_facets(narrowed, terms, conditions=None, chosen=None, page=None):
         )
         or "0"
     )
-    once_per_case = "OFFSET 0" if conditions else ""
-    per_case = f"SELECT cases.*, {mask} AS mask FROM ({matching_sql}) AS cases"
     if page:
         # The cases read once, kept for the counts and the page alike.
+        per_case = f"SELECT cases.*, {mask} AS mask FROM ({matching_sql}) AS cases"
         matching_cte, cases_rows = f"matching AS MATERIALIZED ({per_case}),", "matching"
     else:
-        matching_cte, cases_rows = "", f"({per_case} {once_per_case})"
+        per_case = f"SELECT cases.*, unnest(ARRAY[{mask}]) AS mask FROM ({matching_sql}) AS cases"
+        matching_cte, cases_rows = "", f"({per_case})"
 
     def meets(param):
         return f"(mask & {bits[param]}) <> 0"
@@ -188,9 +191,12 @@ def count_facets(narrowed, terms, conditions=None, chosen=None, page=None):
         return meets_all(p for p in conditions if p != param)
 
     # First how many cases have each key with each combination of the parameters met (a few
-    # rows per key), then, per key, how many of them meet every parameter in use (`all_met`:
-    # the count of a value whose facet is not in use) and, for each parameter in use, how many
-    # meet the others (`others_<n>`) and of those how many it leaves out (`added_<n>`).
+    # rows per key; the two grouped as one number, so that PostgreSQL expects a few hundred
+    # groups rather than forty thousand and has each parallel worker count its share of the
+    # cases, instead of sending every case's keys to one process to count), then, per key,
+    # how many of them meet every parameter in use (`all_met`: the count of a value whose facet
+    # is not in use) and, for each parameter in use, how many meet the others (`others_<n>`)
+    # and of those how many it leaves out (`added_<n>`).
     aggregates = [f"sum(cases) FILTER (WHERE {meets_all(conditions)}) AS all_met"]
     for number, param in enumerate(conditions):
         aggregates.append(f"sum(cases) FILTER (WHERE {meets_others(param)}) AS others_{number}")
@@ -220,15 +226,18 @@ def count_facets(narrowed, terms, conditions=None, chosen=None, page=None):
     sql = f"""
         WITH {matching_cte}
         keyed AS (
-            SELECT key, mask, count(*) AS cases
+            SELECT key_mask >> 16 AS key, key_mask & 65535 AS mask, cases
               FROM (
-                  SELECT unnest(cases_case_keys(
-                             cases.term_ids, cases.organisation_id, cases.reviewed_at IS NOT NULL
-                         )) AS key,
-                         cases.mask
-                    FROM {cases_rows} AS cases
-              ) AS keys
-             GROUP BY key, mask
+                  SELECT key_mask, count(*) AS cases
+                    FROM (
+                        SELECT (unnest(cases_case_keys(
+                                   cases.term_ids, cases.organisation_id,
+                                   cases.reviewed_at IS NOT NULL
+                               ))::bigint << 16) | cases.mask AS key_mask
+                          FROM {cases_rows} AS cases
+                    ) AS keys
+                   GROUP BY key_mask
+              ) AS grouped
         ),
         counted AS (
             SELECT key, {", ".join(aggregates)} FROM keyed GROUP BY key
@@ -265,11 +274,12 @@ def count_facets(narrowed, terms, conditions=None, chosen=None, page=None):
     return counts
 
 
-def kept_counts(terms, within=WHOLE_LIBRARY):
+def kept_counts(terms, within=WHOLE_LIBRARY, reviewed=None):
     """Facet counts over every public case, or over those having the term whose id is
-    `within`: the sums of the counts the database keeps (FacetCount), one small query."""
+    `within`, of either review state or of one (`reviewed`): the sums of the counts the
+    database keeps (FacetCount), one small query."""
     counts = FacetCounts(total=0, chosen={})
-    for key, cases, slug, name in FacetCount.objects.library(within):
+    for key, cases, slug, name in FacetCount.objects.library(within, reviewed):
         counts.record(terms, key, slug, name, (cases, 0), cases)
     return counts
 
@@ -282,35 +292,47 @@ def library_counts(terms=None, request=None):
     )
 
 
+class Part(NamedTuple):
+    """One part of a selection that count_within counts: the condition of a parameter (of the
+    page's own filter: None) and, where the database keeps its cases' counts, the term it
+    chooses (`term_id`) or the review state (`reviewed`)."""
+
+    param: str | None
+    condition: Q
+    term_id: int | None = None
+    reviewed: bool | None = None
+
+
 def count_within(terms, within, chosen, request=None):
     """count_facets' counts for a selection of the public cases made of one or two parts, and
     nothing else: the page's own filter (a term's or an organisation's page) and those
-    chosen, each one value of a term facet or organisations. `within`: (parameter, condition,
-    term id) of each part, the page's own parameter None, the term id that of a term part
-    (None for organisations); `chosen`: {parameter: values} of the chosen ones, as
-    count_facets'.
+    chosen, each one value of a term facet, a review state or organisations. `within`: the
+    Parts; `chosen`: {parameter: values} of the chosen ones, as count_facets'.
 
-    The counts of a selection of one term are kept by the database (kept_counts); those of
-    any other are counted from its own cases (count_facets with no facet parameter), those
-    having both parts, or the one part's. For a chosen parameter, the cases meeting the
-    others are those of the other part, or the whole library; those the parameter's own
-    part leaves out are them less the selection's. The rows are those count_facets gives:
-    the keys of the cases meeting every parameter in use but one at most."""
+    The counts of the cases of one term, of one review state, or both, are kept by the
+    database (kept_counts); those of any other selection are counted from its own cases
+    (count_facets with no facet parameter), those meeting both parts, or the one part. For a
+    chosen parameter, the cases meeting the others are those of the other part, or the whole
+    library; those the parameter's own part leaves out are them less the selection's. The
+    rows are those count_facets gives: the keys of the cases meeting every parameter in use
+    but one at most."""
 
     def counted(parts):
         if not parts:
             return library_counts(terms, request)
-        if len(parts) == 1 and parts[0][2] is not None:
-            return kept_counts(terms, parts[0][2])
+        term_ids = [part.term_id for part in parts if part.term_id is not None]
+        reviewed = [part.reviewed for part in parts if part.reviewed is not None]
+        if len(term_ids) + len(reviewed) == len(parts) and len(term_ids) < 2:
+            return kept_counts(terms, *(term_ids or [WHOLE_LIBRARY]), *reviewed)
         return count_facets(
-            Case.objects.published().filter(*(condition for _, condition, _ in parts)), terms
+            Case.objects.published().filter(*(part.condition for part in parts)), terms
         )
 
     selection = counted(within)
     others = {  # chosen parameter -> the counts of the cases meeting the others
-        param: counted([part for part in within if part[0] != param])
-        for param, _, _ in within
-        if param is not None
+        part.param: counted([other for other in within if other.param != part.param])
+        for part in within
+        if part.param is not None
     }
     counts = FacetCounts(total=selection.total, chosen=chosen)
     counts.org_names = dict(selection.org_names)

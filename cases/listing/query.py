@@ -16,7 +16,7 @@ from django.core.paginator import Paginator
 from django.db.models import Count, Q
 
 from cases.listing import search
-from cases.listing.counts import count_facets, count_within, library_counts
+from cases.listing.counts import Part, count_facets, count_within, library_counts
 from cases.listing.selection import FACET_PARAMS, TERM_PARAMS, CaseFilter, facet_condition
 from cases.models import Case
 
@@ -111,12 +111,12 @@ class ListingQuery:
         return self
 
     def _parts(self):
-        """(parameter, condition, term id) of the one or two parts the selection is, when it
-        is nothing else: one value of a term facet (its term's id given: its counts are kept),
-        or organisations (`org`, any number of them; no term id). The page's own filter (a
-        term's or an organisation's page) is a part too, of parameter None. count_within
-        then counts each part's cases, and those of both, without reading every case. None
-        for any other selection, which count_facets counts."""
+        """The Parts of the selection, when it is one or two of them and nothing else: one
+        value of a term facet, a review state, or organisations (`org`, any number); the
+        page's own filter (a term's or an organisation's page) is a part of parameter None.
+        count_within then counts them from the counts the database keeps, or from the cases
+        of the selection alone, not every case meeting one part. None for any other
+        selection, which count_facets counts."""
         chosen = [(p, p, v) for p, v in self.selection.items() if p in FACET_PARAMS]
         if self.fixed:
             chosen.insert(0, (None, self.fixed[0], [self.fixed[1]]))
@@ -129,12 +129,14 @@ class ListingQuery:
             else:
                 condition = facet_condition(facet, values, self.terms)
             if facet == "org":
-                parts.append((param, condition, None))
+                parts.append(Part(param, condition))
+            elif facet == "reviewed":
+                parts.append(Part(param, condition, reviewed=values == "yes"))
             elif facet in TERM_PARAMS and len(values) == 1:
-                parts.append((param, condition, self.terms.ids(facet, values)[0]))
+                parts.append(Part(param, condition, term_id=self.terms.ids(facet, values)[0]))
             else:
                 return None
-        term_ids = [term_id for _, _, term_id in parts if term_id is not None]
+        term_ids = [part.term_id for part in parts if part.term_id is not None]
         return parts if len(set(term_ids)) == len(term_ids) else None
 
     def _count_without_other_filters(self):
