@@ -60,7 +60,7 @@ def test_case_page_in_korean_from_the_query_parameter(client, seeded):
     assert '<html lang="ko">' in html
     assert seed_case()["title"]["ko"] in html
     assert "무슨 일이 있었나" in html  # "What happened"
-    assert "검토 전 초안" in html  # the draft mark
+    assert "초안: 아직 검토되지 않았습니다" in html  # the draft mark
     assert response.cookies["incidentlib_language"].value == "ko"
 
 
@@ -93,7 +93,7 @@ def test_missing_korean_falls_back_to_english_marked_as_such(client, tmp_path):
     # One notice at the top says what is in English; no note under each text.
     assert "fallback-note" not in lessons
     notice = html.split('class="fallback-note"')[1].split("</p>")[0]
-    assert "해결 방법" in notice and "교훈" in notice
+    assert "무엇으로 고쳤나" in notice and "교훈" in notice
     remediation = html.split('id="remediation"')[1].split("</section>")[0]
     assert '<span lang="en" class="fallback">Sharded the Arrow' in remediation
 

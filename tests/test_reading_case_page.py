@@ -1,6 +1,8 @@
 """The case page as a reader meets it in either language: one notice for what is in English,
 the further documents, each term once, plain words, and what sharing and search engines read."""
 
+import re
+
 import pytest
 
 from .conftest import import_cases, make_case, write_json
@@ -41,7 +43,7 @@ def test_a_case_with_no_korean_says_once_at_the_top_which_parts_are_in_english(c
     )
     # The note is Korean, marked so, outside any English block.
     assert 'lang="ko"' in notice and 'role="note"' in notice
-    parts = ("제목", "무슨 일이 있었나", "계기", "증상", "알아챈 경위", "해결 방법", "교훈")
+    parts = ("제목", "무슨 일이 있었나", "계기", "증상", "어떻게 알아챘나", "무엇으로 고쳤나", "교훈")
     for part in (*parts, "후속 조치"):
         assert part in notice, part
     # Each text shown in English is marked and styled as such, with no note of its own.
@@ -53,6 +55,23 @@ def test_a_case_with_no_korean_says_once_at_the_top_which_parts_are_in_english(c
         english_only_case()["remediation"]
     )
     assert "fallback-note" not in steps
+
+
+def test_the_notice_names_each_part_as_its_heading_does(client, tmp_path):
+    """A Korean reader looks for "어떻게 알아챘나" in the notice and finds it as a heading."""
+    case = english_only_case()
+    case["impact"]["region"] = "South Korea"
+    import_cases(write_json(tmp_path / "a.json", case))
+    html = page(client, "/cases/A-1?lang=ko")
+    notice = html.split('class="fallback-note"')[1].split("</p>")[0]
+    named = notice.split(": ", 1)[1].rstrip(".").split(", ")
+    headings = set(re.findall(r"<h2[^>]*>([^<]+)</h2>", html))
+    # The title is the page's h1; terms and other cases' titles are spread over the page.
+    spread = {"제목", "일부 분류 용어의 이름", "다른 사례의 제목"}
+    sections = [part for part in named if part not in spread]
+    assert len(sections) >= 7, named
+    for part in sections:
+        assert part in headings, (part, sorted(headings))
 
 
 def test_a_translated_case_has_no_notice_and_an_english_page_never_has_one(client, seeded):
