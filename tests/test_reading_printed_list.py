@@ -1,6 +1,7 @@
 """A printed case list says what it shows: print hides the chips and the sort links, so a
 line printed in their place names the filters (a parameter's values as alternatives), the
 search and the order, in the page's language; each case's tags print on a line of their own.
+A printed case keeps its date and first address, without the screen's own links.
 """
 
 import subprocess
@@ -9,7 +10,7 @@ import pytest
 
 from cases.models import Term
 
-from .library import six_cases, store
+from .library import plain_case, six_cases, store
 from .test_reading_browser import SCREENSHOTS, needs_chromium, pdf_text
 from .test_review_browser import CHROMIUM_ARGS, chromium
 
@@ -132,3 +133,27 @@ def test_a_printed_case_has_its_tags_on_a_line_of_their_own(live_server, lang):
     assert meta[0].endswith(("High", "높음")), meta[0]
     tags = lines[lines.index(meta[0]) + 1]
     assert tags.startswith(("Web, ", "웹, ")), tags
+
+
+PRINTED_FOOTER = {
+    "en": ("Last updated", "First published here", "English and Korean side by side"),
+    "ko": ("마지막 수정", "처음 게시된 곳", "영어와 한국어 나란히 보기"),
+}
+
+
+@needs_chromium
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_printed_case_page_keeps_its_date_and_first_address_and_drops_the_screens_links(
+    live_server, tmp_path, lang
+):
+    store(tmp_path, plain_case("A-1", url="https://status.example.com/incidents/1"))
+    text = print_to_pdf(f"{live_server.url}/cases/A-1?lang={lang}", f"footer-{lang}.pdf")
+    updated, first_published, side_by_side = PRINTED_FOOTER[lang]
+    lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+    # The last such line: the citation note above the footer starts with the date too.
+    footer = [line for line in lines if line.startswith(updated)][-1]
+    # The JSON link and the side-by-side page are for the screen, and so are their separators.
+    assert footer.count("·") == 1 and "JSON" not in footer, footer
+    assert first_published in footer, footer
+    assert "https://status.example.com/incidents/1" in text
+    assert side_by_side not in text
