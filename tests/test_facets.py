@@ -103,3 +103,19 @@ def test_with_drafts_hidden_counts_leave_drafts_out(client, library, settings):
     assert not any(key.startswith("reviewed=") for key in counts)
     home = client.get("/").content.decode()
     assert "The library holds 3 cases." in home
+
+
+def test_counts_with_as_many_parameters_as_the_mask_holds_and_no_more(library):
+    """Each case's key and the parameters it meets are grouped as one number: with every bit
+    of the mask in use the keys come out whole, and a parameter more is refused, not miscounted."""
+    from django.db.models import Q
+
+    from cases.listing.counts import MASK_BITS, count_facets
+    from cases.models import Case, Term
+
+    cases, terms, always = Case.objects.published(), Term.objects.index(), Q(id__isnull=False)
+    alone = count_facets(cases, terms)
+    full = count_facets(cases, terms, {f"p{bit}": always for bit in range(MASK_BITS)})
+    assert (full.total, full.rows) == (alone.total, alone.rows) and alone.total == 6
+    with pytest.raises(ValueError, match="at most 16"):
+        count_facets(cases, terms, {f"p{bit}": always for bit in range(MASK_BITS + 1)})

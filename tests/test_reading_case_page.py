@@ -43,7 +43,15 @@ def test_a_case_with_no_korean_says_once_at_the_top_which_parts_are_in_english(c
     )
     # The note is Korean, marked so, outside any English block.
     assert 'lang="ko"' in notice and 'role="note"' in notice
-    parts = ("제목", "무슨 일이 있었나", "계기", "증상", "어떻게 알아챘나", "무엇으로 고쳤나", "교훈")
+    parts = (
+        "제목",
+        "무슨 일이 있었나",
+        "계기",
+        "증상",
+        "어떻게 알아챘나",
+        "무엇으로 고쳤나",
+        "교훈",
+    )
     for part in (*parts, "후속 조치"):
         assert part in notice, part
     # Each text shown in English is marked and styled as such, with no note of its own.

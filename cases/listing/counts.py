@@ -57,6 +57,11 @@ from cases.models import (
     Term,
 )
 
+# A case's key (a term id, an organisation's or a review state's) and the facet parameters it
+# meets are grouped as one bigint: the key shifted left by this many bits, the parameters' bits
+# below it. Keys are PostgreSQL integers (32 bits), so the sum stays within 48 bits.
+MASK_BITS = 16
+
 
 @dataclass
 class FacetCounts:
@@ -134,6 +139,10 @@ def count_facets(narrowed, terms, conditions=None, chosen=None, page=None):
     that meet them all, in `narrowed`'s order (the list's), from the same pass over the cases.
     """
     conditions = conditions or {}
+    if len(conditions) > MASK_BITS:
+        raise ValueError(
+            f"{len(conditions)} facet parameters: the counts tell at most {MASK_BITS} apart"
+        )
     order_names, order_sql = [], ""
     if page:
         order_names, order_sql = _order_by(narrowed.query.order_by)
@@ -226,14 +235,15 @@ def count_facets(narrowed, terms, conditions=None, chosen=None, page=None):
     sql = f"""
         WITH {matching_cte}
         keyed AS (
-            SELECT key_mask >> 16 AS key, key_mask & 65535 AS mask, cases
+            SELECT key_mask >> {MASK_BITS} AS key, key_mask & {(1 << MASK_BITS) - 1} AS mask,
+                   cases
               FROM (
                   SELECT key_mask, count(*) AS cases
                     FROM (
                         SELECT (unnest(cases_case_keys(
                                    cases.term_ids, cases.organisation_id,
                                    cases.reviewed_at IS NOT NULL
-                               ))::bigint << 16) | cases.mask AS key_mask
+                               ))::bigint << {MASK_BITS}) | cases.mask AS key_mask
                           FROM {cases_rows} AS cases
                     ) AS keys
                    GROUP BY key_mask
