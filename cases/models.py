@@ -152,6 +152,11 @@ class TermIndex:
     def of(self, facet):
         return [term for term in self.all if term.facet == facet]
 
+    def by_label(self, facet, language):
+        """The facet's terms in the order of their labels in `language`, as a reader looks one
+        up (the taxonomy page, the diagnose form)."""
+        return sorted(self.of(facet), key=lambda term: str(term.label(language)).lower())
+
     def get(self, facet, slug):
         return self._by_key.get((facet, slug))
 

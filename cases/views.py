@@ -248,8 +248,9 @@ def taxonomy(request):
     counts = library_counts(terms, request)
     facets = []
     for facet in Facet:
-        facet_terms = [(term, counts.count(facet, term.slug)) for term in terms.of(facet)]
-        facet_terms.sort(key=lambda pair: str(pair[0].label(language)).lower())
+        facet_terms = [
+            (term, counts.count(facet, term.slug)) for term in terms.by_label(facet, language)
+        ]
         facets.append((facet, facet_terms))
     return render(request, "cases/taxonomy.html", {"facets": facets})
 

@@ -187,6 +187,23 @@ def test_the_form_works_in_korean_and_keeps_the_choice(client, library):
     assert "가장 흔한 조치 유형" in html and ">롤백</a>" in html
 
 
+@pytest.mark.parametrize(
+    ("lang", "labels"),
+    [
+        # Alphabetical in English, 가나다 in Korean: never the slugs' order (a, b, c).
+        ("en", ["Apple", "Banana", "Cherry"]),
+        ("ko", ["가지", "나무", "다리"]),
+    ],
+)
+def test_the_forms_choices_are_in_the_order_of_their_labels(client, tmp_path, lang, labels):
+    store(tmp_path, plain_case("L-1", symptoms=["a", "b", "c"]))
+    for slug, en, ko in [("a", "Cherry", "나무"), ("b", "Apple", "다리"), ("c", "Banana", "가지")]:
+        Term.objects.filter(facet="symptoms", slug=slug).update(label_en=en, label_ko=ko)
+    html = page(client, f"/diagnose/?lang={lang}")
+    shown = re.findall(r'name="symptoms" value="[^"]+"[^>]*> <span[^>]*>([^<]+)</span>', html)
+    assert [label for label in shown if label in labels] == labels, shown
+
+
 def test_an_empty_form_runs_no_search(client, library, django_assert_max_num_queries):
     # The library's state; the terms.
     with django_assert_max_num_queries(2):

@@ -31,9 +31,11 @@ from django.db.models import Case as DbCase
 from django.db.models import F, FloatField, IntegerField, Prefetch, Q, Value, When
 from django.http import QueryDict
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from cases import translations
+from cases.languages import content_language
 from cases.listing import search
 from cases.models import Case, CaseTerm, Facet, RemediationStep
 
@@ -340,9 +342,10 @@ class Diagnosis:
         return self.page_url(self.page_number + 1) if self.page_number < self.pages else ""
 
     def form_facets(self):
-        """(facet, [(term, chosen)]) for the form's checkboxes, in the taxonomy's order."""
+        """(facet, [(term, chosen)]) for the form's checkboxes, by label in the page's language."""
         chosen = {term.id for term in self.chosen} if self.form.is_valid() else set()
+        language = content_language(get_language())
         return [
-            (facet, [(term, term.id in chosen) for term in self.terms.of(facet)])
+            (facet, [(term, term.id in chosen) for term in self.terms.by_label(facet, language)])
             for facet in FORM_FACETS
         ]
