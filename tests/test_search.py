@@ -159,9 +159,10 @@ def test_a_korean_reader_gets_a_korean_snippet_or_an_english_one_marked_as_such(
     english_only = {"en": "The relay and the zanzibar broke.", "ko": "무언가 멈췄다."}
     store(tmp_path, plain_case("S-1", summary=korean), plain_case("S-2", summary=english_only))
     html = client.get("/cases/", {"q": "중계기", "lang": "ko"}).content.decode()
-    assert '<p class="snippet"><mark>중계기의</mark> 전원이 꺼졌다</p>' in html
+    assert '<p class="snippet"><mark>중계기의</mark> 전원이 꺼졌다.</p>' in html
     html = client.get("/cases/", {"q": "zanzibar", "lang": "ko"}).content.decode()
-    assert '<p class="snippet" lang="en">relay and the <mark>zanzibar</mark> broke</p>' in html
+    # Cut into its sentence at the start: the reader is told so.
+    assert '<p class="snippet" lang="en">…relay and the <mark>zanzibar</mark> broke.</p>' in html
 
 
 @pytest.mark.parametrize("words", ["IL-0137", "il-0137", "  Il-0137 "])
@@ -290,11 +291,11 @@ def test_a_phrase_search_pages_through_its_cases_in_order_as_counted(
     ("words", "language"),
     [("데이터", "ko"), ("서버", "ko"), ("장애", "ko"), ("UTC", "ko"), ("storage", "en")],
 )
-def test_a_snippets_passages_begin_and_end_with_whole_words(client, words, language):
+def test_a_snippets_passages_are_whole_words_marked_where_they_cut(client, words, language):
     """PostgreSQL cuts a headline's passages at its own tokens, which split a word as a reader
     sees it (`37분(PST)부터`: `부터 us-east-1 의 S3 가 …`; `Kakao's`: `Kakao`). Each passage
     of every snippet begins after a space (or at the start of the text) and ends before one,
-    or before punctuation alone."""
+    or before punctuation alone; "…" before and after the snippet says where it cuts."""
     from html import unescape
     from io import StringIO
 
@@ -310,10 +311,19 @@ def test_a_snippets_passages_begin_and_end_with_whole_words(client, words, langu
         suffix = f"_{snippet_language or language}"
         texts = [getattr(case, name + suffix) for name in search.SNIPPET_TEXTS]
         text = "\n\n".join(t for t in texts if t)
-        for passage in unescape(re.sub(r"</?mark>", "", snippet)).split(" … "):
+        shown = unescape(re.sub(r"</?mark>", "", snippet))
+        cut_before, cut_after = shown.startswith("…"), shown.endswith("…")
+        passages = shown.removeprefix("…").removesuffix("…").split(" … ")
+        for passage in passages:
             at = text.find(passage)
             assert at >= 0, (case_id, passage)
             end = at + len(passage)
             assert at == 0 or text[at - 1].isspace(), (case_id, text[max(0, at - 15) : end])
             rest = re.match(r"\S*", text[end:]).group()
             assert not any(c.isalnum() for c in rest), (case_id, text[at : end + 15])
+        # "…" says where the snippet cuts into the text: not at its start or a paragraph's,
+        # nor at its end, a paragraph's or a sentence's.
+        first, last = text.find(passages[0]), text.find(passages[-1]) + len(passages[-1])
+        assert cut_before == (first > 0 and text[first - 1] != "\n"), (case_id, shown)
+        ends = last == len(text) or text[last] == "\n" or passages[-1][-1] in ".!?"
+        assert cut_after == (not ends), (case_id, shown)

@@ -147,25 +147,27 @@ def add_snippets(cases, text, language):
     }
     for case in cases:
         row = headlines.get(case.id, {})
-        case.snippet_en = whole_words(row.get("snippet_en"), row.get("text_en"))
-        case.snippet_ko = whole_words(row.get("snippet_ko"), row.get("text_ko"))
+        case.snippet_en = as_read(row.get("snippet_en"), row.get("text_en"))
+        case.snippet_ko = as_read(row.get("snippet_ko"), row.get("text_ko"))
         case.snippet = pick_snippet(case, language)
 
 
-def whole_words(headline, text):
-    """The headline with each of its passages widened to the whole words it begins and ends
-    in, as the reader sees words: between spaces.
+def as_read(headline, text):
+    """The headline as a reader reads it: each passage widened to the whole words it begins
+    and ends in (words between spaces), and marked "…" where it cuts into the text.
 
     PostgreSQL's parser splits a word at its punctuation and where letters meet digits, so
     a passage may begin or end inside what a reader sees as one word: `부터 us-east-1` of
     `오전 9시 37분(PST)부터 us-east-1`, `Kakao` of `Kakao's`. A passage is found in the text
     it was taken from (`text`, the joined texts of `_joined_texts`) and given the rest of
     its first and last word; a passage ending before punctuation alone (`꺼졌다` of
-    `꺼졌다.`) is left as it is.
+    `꺼졌다.`) is given that punctuation. The passages are joined by " … "; the first begins
+    with "…" unless it begins the text or a paragraph, the last ends with one unless it ends
+    the text, a paragraph or a sentence.
     """
     if not headline or not text:
         return headline
-    passages, searched_from = [], 0
+    passages, searched_from, first_at, last_end = [], 0, None, None
     for passage in headline.split(FRAGMENT_DELIMITER):
         plain = passage.replace(MATCH_START, "").replace(MATCH_END, "")
         at = text.find(plain, searched_from) if plain else -1
@@ -173,17 +175,25 @@ def whole_words(headline, text):
             at = text.find(plain)
         if at < 0:
             passages.append(passage)
+            first_at, last_end = (0 if first_at is None else first_at), len(text)
             continue
         end = at + len(plain)
         head = re.search(r"\S*\Z", text[max(0, at - WORD_EDGE - 1) : at]).group()
         tail = re.match(r"\S*", text[end : end + WORD_EDGE + 1]).group()
         if len(head) > WORD_EDGE or plain[0].isspace():
             head = ""
-        if len(tail) > WORD_EDGE or plain[-1].isspace() or not any(c.isalnum() for c in tail):
+        if len(tail) > WORD_EDGE or plain[-1].isspace():
             tail = ""
         passages.append(f"{head}{passage}{tail}")
-        searched_from = end
-    return FRAGMENT_DELIMITER.join(passages)
+        first_at = at - len(head) if first_at is None else first_at
+        searched_from = last_end = end + len(tail)
+    shown = FRAGMENT_DELIMITER.join(passages)
+    if first_at > 0 and text[first_at - 1] != "\n":
+        shown = "…" + shown
+    ends_sentence = re.search(r"[.!?。…][\"'”’)\]]*\Z", text[:last_end])
+    if last_end < len(text) and text[last_end] != "\n" and not ends_sentence:
+        shown += "…"
+    return shown
 
 
 def snippet_html(headline):
