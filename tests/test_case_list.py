@@ -137,6 +137,24 @@ def test_the_result_count_and_chips_that_remove_themselves(client, library):
     assert listed(client, chips["Globex"][len("/cases/") :]) == ["A-6", "A-4", "A-3"]
 
 
+@pytest.mark.parametrize(
+    ("since", "lang", "shown"),
+    [
+        ("2026-01-01T00:00:00Z", "en", "Jan. 1, 2026"),
+        ("2026-01-01T00:00:00Z", "ko", "2026년 1월 1일"),
+        ("2026-01-01T15:30:00Z", "en", "Jan. 1, 2026, 3:30 p.m. UTC"),
+        ("2026-01-01T15:30:00Z", "ko", "2026년 1월 1일 3:30 오후 UTC"),
+    ],
+)
+def test_the_updated_since_chip_names_the_time_in_the_pages_language(
+    client, library, since, lang, shown
+):
+    html = client.get("/cases/", {"updated_since": since, "lang": lang}).content.decode()
+    chip = html.split('<a class="chip"')[1].split("</a>")[0]
+    assert f"<span>{shown}</span>" in chip, chip
+    assert "T00:00" not in html.split('<ul class="chips"')[1].split("</ul>")[0]
+
+
 def test_choosing_a_facet_value_keeps_the_rest_of_the_selection(client, library):
     html = client.get("/cases/?q=failed&severity=critical").content.decode()
     assert 'href="/cases/?q=failed&amp;severity=critical&amp;severity=high"' in html

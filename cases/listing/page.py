@@ -12,6 +12,8 @@ from functools import cached_property
 
 from django.conf import settings
 from django.urls import reverse
+from django.utils.formats import date_format
+from django.utils.timezone import localtime
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
@@ -48,6 +50,15 @@ PARAM_LABELS = {
 }
 # The order chips are shown in.
 CHIP_PARAMS = ("q", *FACET_PARAMS, "year_from", "year_to", "updated_since", *DURATION_PARAMS)
+
+
+def _moment(value):
+    """A time as a reader reads it, in the page's language: the day alone at midnight, else
+    the day and time with its zone (`Jan. 1, 2026`, `2026년 1월 1일 3:30 오후 UTC`)."""
+    value = localtime(value)
+    if (value.hour, value.minute, value.second) == (0, 0, 0):
+        return date_format(value, "DATE_FORMAT")
+    return f"{date_format(value, 'DATETIME_FORMAT')} {value.tzname()}"
 
 
 @dataclass
@@ -195,7 +206,7 @@ class CaseListing:
         if param == "reviewed":
             return dict(REVIEW_STATES)[value]
         if param == "updated_since":
-            return value.isoformat()
+            return _moment(value)
         if param in DURATION_PARAMS:
             return dict(BUCKET_CHOICES)[value]
         return value
