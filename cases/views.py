@@ -30,6 +30,11 @@ RECENT_CASES = 8
 HOME_TERMS_PER_FACET = 8
 
 
+class NoSuchPage(Http404):
+    """A 404 that tells the reader why, in the page's language (a list's page past its last,
+    an unknown facet or term): the 404 page shows its message instead of the general one."""
+
+
 # The parts of a case page that can be shown in English on a page in another language, in
 # the order the page reads, named for the one notice at its top.
 TEXT_PARTS = (
@@ -230,7 +235,7 @@ def _case_list_page(request, listing, template, context=None):
     try:
         listing.load(request.GET.get("page") or 1)
     except InvalidPage:
-        raise Http404(_("This list has no such page.")) from None
+        raise NoSuchPage(_("This list has no such page.")) from None
     return render(request, template, context)
 
 
@@ -259,11 +264,11 @@ def taxonomy(request):
 @public_page
 def term_detail(request, facet, slug):
     if facet not in Facet.values:
-        raise Http404(_("There is no such facet."))
+        raise NoSuchPage(_("There is no such facet."))
     listing = CaseListing(request, fixed=(facet, slug))
     term = listing.terms.get(facet, slug)
     if term is None:
-        raise Http404(_("There is no such term."))
+        raise NoSuchPage(_("There is no such term."))
     return _case_list_page(
         request, listing, "cases/term_detail.html", {"term": term, "facet": Facet(facet)}
     )
@@ -323,7 +328,7 @@ def source_cases(request):
     try:
         page = Paginator(cases, settings.INCIDENTLIB_PAGE_SIZE).page(request.GET.get("page") or 1)
     except InvalidPage:
-        raise Http404(_("This list has no such page.")) from None
+        raise NoSuchPage(_("This list has no such page.")) from None
     return render(request, "cases/source_cases.html", {"url": url, "page": page})
 
 
@@ -340,5 +345,5 @@ def robots_txt(request):
 
 
 def not_found(request, exception=None):
-    message = exception.args[0] if isinstance(exception, Http404) and exception.args else ""
+    message = exception.args[0] if isinstance(exception, NoSuchPage) and exception.args else ""
     return render(request, "404.html", {"message": message}, status=404)

@@ -262,9 +262,23 @@ def test_pagination_keeps_every_parameter(client, library, settings):
     assert 'rel="next"' not in client.get(f"/cases/{query}&page=3").content.decode()
 
 
-def test_a_page_past_the_last_is_not_found(client, library):
-    assert client.get("/cases/?page=2").status_code == 404
-    assert client.get("/cases/?page=x").status_code == 404
+@pytest.mark.parametrize(
+    ("lang", "said", "not_said"),
+    [
+        ("en", "This list has no such page.", "The case may not exist"),
+        ("ko", "목록에 그런 쪽이 없습니다.", "사례가 없거나"),
+    ],
+)
+def test_a_page_past_the_last_is_not_found_and_says_so(client, library, lang, said, not_said):
+    for page in ("2", "x"):
+        response = client.get("/cases/", {"page": page, "lang": lang})
+        assert response.status_code == 404
+        html = response.content.decode()
+        # The reason, not the general one of an unknown address.
+        assert said in html and not_said not in html
+    # An address that names no case still says that the case may not exist.
+    html = client.get("/cases/NO-SUCH-1", {"lang": lang}).content.decode()
+    assert not_said in html and said not in html
 
 
 @pytest.mark.parametrize(

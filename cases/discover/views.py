@@ -12,6 +12,7 @@ from cases.discover.diagnose import Diagnosis
 from cases.discover.stats import CHART_SLUGS, Statistics, chart_csv
 from cases.languages import content_language
 from cases.models import Case, Term
+from cases.views import NoSuchPage
 
 
 @require_safe
@@ -44,7 +45,7 @@ def diagnose(request):
     if not diagnosis.is_valid():
         return render(request, "discover/diagnose.html", context, status=400)
     if not diagnosis.load():
-        raise Http404(_("This list has no such page."))
+        raise NoSuchPage(_("This list has no such page."))
     return render(request, "discover/diagnose.html", context)
 
 
@@ -70,7 +71,7 @@ def stats(request):
 @public_page
 def stats_csv(request, chart):
     if chart not in CHART_SLUGS:
-        raise Http404(_("There is no such chart."))
+        raise NoSuchPage(_("There is no such chart."))
     statistics = _statistics(request)
     if not statistics.is_valid():
         return HttpResponse(
