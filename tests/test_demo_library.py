@@ -55,6 +55,14 @@ def test_every_demo_case_is_written_in_both_languages():
         assert case["summary"]["en"] and case["summary"]["ko"], case["id"]
 
 
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_no_two_terms_of_the_taxonomy_share_a_label(language):
+    """A case's tags list terms of several facets side by side: two with one label
+    (데이터베이스, a domain and a component) read as one tag said twice."""
+    labels = [t["label"][language] for t in TAXONOMY if t["label"].get(language)]
+    assert sorted(label for label in set(labels) if labels.count(label) > 1) == []
+
+
 def test_the_taxonomy_labels_every_term_used_in_both_languages():
     terms = {(t["facet"], t["slug"]): t for t in TAXONOMY}
     used = {key for case in CASES for key in term_slugs(case)}
