@@ -312,8 +312,8 @@ def organisation_detail(request, slug):
 @public_page
 def source_cases(request):
     url = request.GET.get("url", "").strip()
-    if not url:
-        return render(request, "cases/source_cases.html", {"url": ""}, status=400)
+    if not url:  # a form to give one: a page of its own, not an error
+        return render(request, "cases/source_cases.html", {"url": ""})
     try:
         # Sources are http(s) addresses; anything else (javascript:...) is never linked.
         validate_http_url(url)

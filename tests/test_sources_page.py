@@ -42,10 +42,19 @@ def test_a_source_cited_by_several_cases_links_to_them_from_the_case_page(client
     assert "2 cases cite this address." in client.get(link).content.decode()
 
 
-def test_the_sources_page_without_an_address_asks_for_one(client, library):
-    response = client.get("/sources/")
-    assert response.status_code == 400
-    assert 'name="url"' in response.content.decode()
+@pytest.mark.parametrize(
+    ("language", "ask"),
+    [
+        ("en", "Give the address of a source to see every case that cites it."),
+        ("ko", "출처 주소를 입력하면 그 주소를 인용한 사례를 모두 보여 줍니다."),
+    ],
+)
+def test_the_sources_page_without_an_address_asks_for_one(client, library, language, ask):
+    response = client.get("/sources/", {"lang": language})
+    assert response.status_code == 200  # a form to fill in, not a mistake
+    html = response.content.decode()
+    assert 'name="url"' in html and ask in html
+    assert 'role="alert"' not in html
 
 
 @pytest.mark.parametrize(

@@ -393,6 +393,8 @@ def test_the_side_by_side_view_shows_each_text_with_its_state(client, stale_summ
     assert "2026-11-01" in html and "2026-12-01" in html  # translated, English changed
     assert stale_summary["summary"]["en"][:30] in html
     assert stale_summary["summary"]["ko"][:20] in html
+    if language == "ko":  # each state named in words a Korean reader uses
+        assert html.count("오래된 번역: ") == 2 and html.count("번역 없음: ") == 1
 
 
 @pytest.mark.django_db(transaction=True)
