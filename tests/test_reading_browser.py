@@ -222,3 +222,79 @@ def test_on_a_wide_screen_the_filters_are_open_beside_the_results(live_server, p
     assert facets.is_visible()
     assert facets.bounding_box()["x"] > page.locator(".results").bounding_box()["x"] + 400
     page.screenshot(path=SCREENSHOTS / "list-ko-1280.png")
+
+
+# Where a line of `selector`'s text starts with the separator "·" (a dot that wrapped away from
+# the word before it), and how many items of a row of links (`.inline-items`) are split across
+# lines, their dot drawn apart from them.
+SEPARATORS_STARTING_LINES = """
+(selector) => {
+  const found = [];
+  let dots = 0;
+  for (const element of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    let previousTop = null, node;
+    while ((node = walker.nextNode())) {
+      for (let i = 0; i < node.length; i++) {
+        if (/\\s/.test(node.data[i])) continue;
+        const range = document.createRange();
+        range.setStart(node, i); range.setEnd(node, i + 1);
+        const box = range.getClientRects()[0];
+        if (!box) continue;
+        if (node.data[i] === "·") {
+          dots++;
+          const startsLine = previousTop !== null && box.top > previousTop + 2;
+          if (startsLine) found.push(node.data.slice(i, i + 20));
+        }
+        previousTop = box.top;
+      }
+    }
+  }
+  const items = [...document.querySelectorAll(".inline-items > li")];
+  const lines = (item) => new Set([...item.getClientRects()].map((b) => Math.round(b.top))).size;
+  const split = items.filter((item) => lines(item) > 1).map((item) => item.textContent);
+  return {found, dots, items: items.length, split};
+}
+"""
+
+
+@needs_chromium
+@pytest.mark.usefixtures("listed_cases")
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_on_a_phone_no_line_starts_with_a_separator(live_server, phone_page, lang):
+    page = phone_page
+    for path in ("/", "/cases/A-1", "/cases/?severity=high"):
+        page.goto(f"{live_server.url}{path}{'&' if '?' in path else '?'}lang={lang}")
+        measured = page.evaluate(SEPARATORS_STARTING_LINES, "main")
+        assert measured["found"] == [] and measured["split"] == [], (path, measured)
+        if path == "/":  # the measure measures something: the home page's rows of links
+            assert measured["items"] >= 6 and measured["dots"] >= 6, measured
+            SCREENSHOTS.mkdir(exist_ok=True)
+            page.screenshot(path=SCREENSHOTS / f"home-{lang}-390-separators.png", full_page=True)
+
+
+# Elements in Korean whose own text the browser sets in italic (a sheared Hangul).
+SLANTED_KOREAN = """
+() => [...document.querySelectorAll("main *")]
+  .filter((e) => e.matches(":lang(ko)") && getComputedStyle(e).fontStyle !== "normal")
+  .filter((e) => [...e.childNodes].some((n) => n.nodeType === 3 && n.data.trim()))
+  .map((e) => e.outerHTML.slice(0, 80))
+"""
+
+
+@pytest.fixture
+def english_only_case(tmp_path):
+    from .library import plain_case, store
+
+    english_only = {"en": "Only in English", "ko": None}
+    store(tmp_path, plain_case("F-1", title=english_only, summary=english_only))
+
+
+@needs_chromium
+@pytest.mark.usefixtures("english_only_case")
+def test_no_korean_text_is_slanted(live_server, phone_page):
+    page = phone_page
+    for path in ("/cases/?lang=ko", "/cases/F-1?lang=ko", "/cases/F-1/both?lang=ko"):
+        page.goto(f"{live_server.url}{path}")
+        assert page.locator(".fallback-note, .both-missing").count(), path  # notes to look at
+        assert page.evaluate(SLANTED_KOREAN) == [], path

@@ -157,3 +157,9 @@ def test_a_printed_case_page_keeps_its_date_and_first_address_and_drops_the_scre
     assert first_published in footer, footer
     assert "https://status.example.com/incidents/1" in text
     assert side_by_side not in text
+    # A case first published nowhere known: its date alone, no dot left hanging after it.
+    store(tmp_path, plain_case("A-2", url=None), name="a2.json")
+    text = print_to_pdf(f"{live_server.url}/cases/A-2?lang={lang}", f"footer-{lang}-2.pdf")
+    lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+    footer = [line for line in lines if line.startswith(updated)][-1]
+    assert "·" not in footer and first_published not in footer, footer
