@@ -1,6 +1,7 @@
 """The demo library in fixtures/: complete, bilingual, and loaded idempotently by load_demo."""
 
 import json
+import re
 from io import StringIO
 
 import pytest
@@ -61,6 +62,38 @@ def test_no_two_terms_of_the_taxonomy_share_a_label(language):
     (데이터베이스, a domain and a component) read as one tag said twice."""
     labels = [t["label"][language] for t in TAXONOMY if t["label"].get(language)]
     assert sorted(label for label in set(labels) if labels.count(label) > 1) == []
+
+
+def korean_texts(value):
+    """Every Korean text in a case or a term, however deep."""
+    if isinstance(value, dict):
+        if isinstance(value.get("ko"), str):
+            yield value["ko"]
+        for key, item in value.items():
+            if key != "ko":
+                yield from korean_texts(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from korean_texts(item)
+
+
+# A particle (은/는, 이/가, 을/를, 의, 에, 와/과, (으)로, ...) after a Latin word or a number,
+# written apart from it: "Cloudflare 는" for "Cloudflare는".
+PARTICLE_APART = re.compile(
+    r"(?<=[A-Za-z0-9)'’]) (?:는|은|가|이|를|을|의|에|에서|에는|로|으로|와|과|도|나|이나|까지"
+    r"|처럼|보다|라는|별로|용|다|였다)(?=[ ,.)]|$)"
+)
+
+
+def test_no_korean_particle_stands_apart_from_its_word():
+    """Korean writes a particle onto the word it follows, a foreign one included."""
+    found = [
+        (item.get("id") or item.get("slug"), match.group(0), text[: match.start()][-12:])
+        for item in [*CASES, *TAXONOMY, json.loads(SEED.read_text(encoding="utf-8"))]
+        for text in korean_texts(item)
+        for match in PARTICLE_APART.finditer(text)
+    ]
+    assert found == []
 
 
 def test_the_taxonomy_labels_every_term_used_in_both_languages():
