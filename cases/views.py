@@ -59,8 +59,6 @@ def _parts_in_english(case, language, facets, related):
         return any(text.is_fallback for text in texts)
 
     parts = [name for field, name in TEXT_PARTS if case.text(field, language).is_fallback]
-    if any(known_value(v).is_fallback for v in case_impact(case)):
-        parts.append(gettext_lazy("the impact"))
     if falls_back(step.text(language) for step in case.remediation_steps.all()):
         parts.append(gettext_lazy("what fixed it"))
     if case.text("lessons", language).is_fallback:
@@ -74,8 +72,11 @@ def _parts_in_english(case, language, facets, related):
     return [str(part) for part in parts]
 
 
-def case_impact(case):
-    return [v for v in (case.impact_scope, case.impact_users, case.impact_region) if v]
+def _impact_in_english(case, language):
+    """Whether the page shows an impact value in English. The exchange format has one
+    language for them (a known word, "global", is translated): not a translation to come."""
+    values = (case.impact_scope, case.impact_users, case.impact_region)
+    return language != FALLBACK_LANGUAGE and any(known_value(v).is_fallback for v in values if v)
 
 
 def _get_case(case_id):
@@ -144,6 +145,7 @@ def case_detail(request, case_id):
                 shown_terms,
                 [*related, *related_from, *recurrence_chain, *(found.case for found in similar)],
             ),
+            "impact_in_english": _impact_in_english(case, language),
         },
     )
 
