@@ -77,10 +77,10 @@ def korean_texts(value):
             yield from korean_texts(item)
 
 
-# A particle (은/는, 이/가, 을/를, 의, 에, 와/과, (으)로, ...) after a Latin word or a number,
-# written apart from it: "Cloudflare 는" for "Cloudflare는".
+# A particle (은/는, 이/가, 을/를, 의, 에, 와/과, (으)로, ...) after a Latin word, a number or
+# a sign, written apart from it: "Cloudflare 는" for "Cloudflare는", "85% 가" for "85%가".
 PARTICLE_APART = re.compile(
-    r"(?<=[A-Za-z0-9)'’]) (?:는|은|가|이|를|을|의|에|에서|에는|로|으로|와|과|도|나|이나|까지"
+    r"(?<=[A-Za-z0-9)'’%$]) (?:는|은|가|이|를|을|의|에|에서|에는|에도|로|으로|와|과|도|나|이나|까지"
     r"|처럼|보다|라는|별로|용|다|였다)(?=[ ,.)]|$)"
 )
 

@@ -104,7 +104,7 @@ def test_term_labels_are_korean_where_written_and_marked_english_where_not(clien
     gpu = sidebar.split('data-value="components=gpu"')[1].split("</li>")[0]
     assert '<span lang="en">Gpu</span>' in gpu
     # A row's severity says what it is: "높음" alone could be anything high.
-    assert '<span class="severity severity-high">심각도: <span>높음</span></span>' in html
+    assert '<span class="severity severity-high">심각도:&nbsp;<span>높음</span></span>' in html
     chips = get(client, "/cases/?severity=high&components=gpu", "ko").split('class="chips"')[1]
     assert "<span>높음</span>" in chips and '<span lang="en">Gpu</span>' in chips
 

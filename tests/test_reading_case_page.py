@@ -74,7 +74,8 @@ def test_the_notice_names_each_part_as_its_heading_does(client, tmp_path):
     notice = html.split('class="fallback-note"')[1].split("</p>")[0]
     named = notice.split(": ", 1)[1].split(". ")[0].rstrip(".").split(", ")
     # The impact has no Korean in the exchange format: not "not yet translated", but said so.
-    assert "영향" not in named and notice.endswith(" 영향은 영어로만 기록되어 있습니다."), notice
+    assert "영향" not in named, named
+    assert notice.endswith(" 영향의 일부 값은 영어로만 기록되어 있습니다."), notice
     headings = set(re.findall(r"<h2[^>]*>([^<]+)</h2>", html))
     # The title is the page's h1; terms and other cases' titles are spread over the page.
     spread = {"제목", "일부 분류 용어의 이름", "다른 사례의 제목"}
@@ -89,8 +90,10 @@ def test_a_translated_case_has_no_notice_and_an_english_page_never_has_one(clien
     korean = page(client, "/cases/IL-0137?lang=ko")
     header = korean.split('<header class="case-header">')[1].split("</header>")[0]
     # IL-0137 is translated; only its English impact scope and term labels made from slugs
-    # are English.
-    assert "제목" not in header.split('class="fallback-note"')[-1].split("</p>")[0]
+    # are English: the notice names the terms, and says the impact has no Korean to come.
+    notice = header.split('class="fallback-note"')[-1].split("</p>")[0]
+    assert "제목" not in notice and "일부 분류 용어의 이름" in notice
+    assert notice.endswith(". 영향의 일부 값은 영어로만 기록되어 있습니다."), notice
 
 
 def test_impact_values_and_licences_are_translated_when_known_and_marked_english_otherwise(
