@@ -65,3 +65,24 @@ def test_the_derived_columns_migration_derives_them_for_the_stored_cases(tmp_pat
         [case.severity_id, case.root_cause_id, *case.terms.values_list("id", flat=True)]
     )
     assert case.term_ids == expected
+
+
+@pytest.mark.django_db(transaction=True)  # each write and the migration commit on their own
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [("데이터베이스", "데이터베이스 서버"), ("DB 서버", "DB 서버")],  # a curator's own: kept
+)
+def test_the_component_database_takes_its_own_korean_label(before, after):
+    from cases.models import Library, Term
+
+    call_command("migrate", "cases", "0019_organisation_pages_by_date", verbosity=0)
+    Term.objects.update_or_create(
+        facet="components",
+        slug="database",
+        defaults={"label_en": "Database", "label_ko": before},
+    )
+    generation = Library.objects.state().generation
+    call_command("migrate", "cases", verbosity=0)
+    assert Term.objects.get(facet="components", slug="database").label_ko == after
+    # No page cached with the old label outlives the migration.
+    assert (Library.objects.state().generation > generation) == (before != after)
