@@ -147,12 +147,40 @@ def test_keep_existing_creates_and_reports_terms_only_for_the_cases_it_adds(tmp_
     write_json(tmp_path / "run.json", [kept, added])
     out, err = StringIO(), StringIO()
     call_command(
-        "import_cases", str(tmp_path / "run.json"), keep_existing=True, stdout=out, stderr=err
+        "import_cases",
+        str(tmp_path / "run.json"),
+        keep_existing=True,
+        stdout=out,
+        stderr=err,
+        verbosity=2,
     )
     assert "terms created: 1." in out.getvalue()
+    assert "A-1: created\nIL-0137: already in the library, left as it is" in out.getvalue()
     assert "domain:hpc (A-1)" in err.getvalue() and "object-storage" not in err.getvalue()
     assert Term.objects.filter(slug="hpc").exists()
     assert not Term.objects.filter(slug="object-storage").exists()
+
+
+def test_keep_existing_leaves_a_stored_case_alone_whatever_its_file_says(tmp_path, library):
+    """The demo library loads with --keep-existing: an organisation renamed in the admin, or
+    a term the file names that the library lacks, must not stop the cases it leaves alone."""
+    Organisation.objects.filter(slug="lablup-inc").update(name="Lablup, Inc.")
+    kept = make_case("IL-0137", components=["object-storage"], related=["NOWHERE-1"])
+    added = make_case("A-1", org="Lablup, Inc.")
+    write_json(tmp_path / "run.json", [kept, added])
+    call_command(
+        "import_cases",
+        str(tmp_path / "run.json"),
+        keep_existing=True,
+        strict_taxonomy=True,
+        verbosity=0,
+    )
+    assert Case.objects.get(id="A-1").organisation.name == "Lablup, Inc."
+    assert not Term.objects.filter(slug="object-storage").exists()
+    # Without --keep-existing the same file is refused on all three counts.
+    err = refused(tmp_path / "run.json", strict_taxonomy=True)
+    for where in ("A-1: org:", "IL-0137: components:", "IL-0137: related[0]:"):
+        assert where in err
 
 
 def test_directories_are_searched_but_hidden_folders_are_not(tmp_path):

@@ -237,7 +237,11 @@ class CaseImport:
             else:
                 self.read_problems.append(item)
         with_ids = [(i, f) for i, f in enumerate(self.facts) if f.case_id]
-        valid = [(i, f) for i, f in enumerate(self.facts) if f.valid]
+        # With --keep-existing, a case already in the library is left as it is: the rules
+        # spanning cases (its organisation's name, its references, its terms) are those of
+        # the stored case, not of the file's (the writing decides again, under its lock).
+        kept = set(stored_case_ids(f.case_id for f in self.facts)) if self.keep_existing else ()
+        valid = [(i, f) for i, f in enumerate(self.facts) if f.valid and f.case_id not in kept]
         self.check_unique_ids(with_ids)
         self.check_organisations(valid)
         # A case referring to an invalid one of the run gets no second, misleading error.

@@ -94,6 +94,7 @@ class Command(BaseCommand):
                 ("created", result.created),
                 ("updated", result.updated),
                 ("unchanged", result.unchanged),
+                ("already in the library, left as it is", result.kept),
             ):
                 for case_id in ids:
                     self.stdout.write(f"{case_id}: {label}")
