@@ -46,8 +46,8 @@ def plain_case(case_id, **changes):
     return case
 
 
-def store(tmp_path, *cases, name="library.json"):
-    import_cases(write_json(tmp_path / name, list(cases)))
+def store(tmp_path, *cases, name="library.json", **options):
+    import_cases(write_json(tmp_path / name, list(cases)), **options)
 
 
 def listed_ids(html):

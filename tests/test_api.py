@@ -77,7 +77,12 @@ def test_updated_since_gives_what_the_library_changed_latest_change_first(
         name="a5.json",
     )
     between = timezone.now()
-    store(tmp_path, plain_case("A-2", updated_at="2001-01-01T00:00:00Z"), name="a2.json")
+    store(
+        tmp_path,
+        plain_case("A-2", updated_at="2001-01-01T00:00:00Z"),
+        name="a2.json",
+        replace_newer=True,
+    )
 
     def since(moment):
         return ids(client.get("/api/cases/", {"updated_since": moment.isoformat()}).json())

@@ -218,7 +218,12 @@ def test_sort_by_date_or_last_update(client, tmp_path, library, sort, expected):
         "A-3": "2026-11-01T00:00:00Z",
         "A-5": "2026-10-01T00:00:00Z",
     }
-    store(tmp_path, *[dict(c, updated_at=updated[c["id"]]) for c in library], name="u.json")
+    store(
+        tmp_path,
+        *[dict(c, updated_at=updated[c["id"]]) for c in library],
+        name="u.json",
+        replace_newer=True,
+    )
     assert listed(client, f"?sort={sort}") == expected
 
 

@@ -72,7 +72,8 @@ def in_thread(work):
 
 
 def import_file(path):
-    return lambda: call_command("import_cases", str(path), verbosity=0)
+    # The files go back and forth between two versions: the older one replaces the newer too.
+    return lambda: call_command("import_cases", str(path), verbosity=0, replace_newer=True)
 
 
 def whole_version(case, versions_by_letter):

@@ -43,7 +43,7 @@ def test_an_import_that_keeps_updated_at_is_found_by_updated_since(client, tmp_p
 
 
 def test_the_synced_at_of_one_answer_finds_every_later_change(client, tmp_path):
-    store(tmp_path, plain_case("S-1"), plain_case("S-2"), plain_case("S-3"))
+    store(tmp_path, plain_case("S-1"), plain_case("S-2", updated_at=KEPT), plain_case("S-3"))
     first = client.get("/api/cases/").json()
     assert first["total"] == 3
     store(tmp_path, plain_case("S-2", updated_at=KEPT, title={"en": "B", "ko": None}), name="b")

@@ -1,6 +1,9 @@
 """No lost updates: a save or an approval over a case changed since it was opened is refused."""
 
+from io import StringIO
+
 import pytest
+from django.core.management import CommandError, call_command
 from django.test import Client
 from django.utils import formats, timezone
 
@@ -42,12 +45,12 @@ def when(case_id):
     return formats.date_format(timezone.localtime(changed_at), "DATETIME_FORMAT")
 
 
-def reimported(tmp_path, case_id, **changes):
+def reimported(tmp_path, case_id, replace_newer=False, **changes):
     """Export the case, change its Korean title and top-level fields, import it back."""
     case = exported(case_id)
     case["title"]["ko"] = "가져온 제목"
     case.update(changes)
-    import_cases(write_json(tmp_path / "reimport.json", case))
+    import_cases(write_json(tmp_path / "reimport.json", case), replace_newer=replace_newer)
 
 
 def test_the_second_of_two_editors_is_refused_and_told_who_and_when(seeded, alice, bob):
@@ -147,7 +150,7 @@ def test_a_backdated_import_is_named_as_the_latest_change(seeded, alice, bob, tm
     save(alice, "IL-0137", open_case(alice, "IL-0137"), title_ko="앨리스의 제목")
     bobs_form = open_case(bob, "IL-0137")
     before = timezone.now()
-    reimported(tmp_path, "IL-0137", updated_at="2020-01-01T00:00:00Z")
+    reimported(tmp_path, "IL-0137", replace_newer=True, updated_at="2020-01-01T00:00:00Z")
     case = Case.objects.get(pk="IL-0137")
     assert before <= case.changed_at <= timezone.now() and case.changed_by is None
     response = save(bob, "IL-0137", bobs_form, title_ko="밥의 제목")
@@ -156,6 +159,27 @@ def test_a_backdated_import_is_named_as_the_latest_change(seeded, alice, bob, tm
         errors[0] == f"IL-0137 was changed by an import on {when('IL-0137')}, after you opened it."
     )
     assert Case.objects.get(pk="IL-0137").title_ko == "가져온 제목"
+
+
+def test_a_file_older_than_the_library_is_refused_unless_the_curator_says_so(
+    seeded, alice, tmp_path
+):
+    """Re-importing yesterday's file must not undo today's edit in the admin without a word."""
+    old_file = write_json(tmp_path / "old.json", exported("IL-0137"))
+    save(alice, "IL-0137", open_case(alice, "IL-0137"), title_ko="앨리스의 제목")
+    edited = Case.objects.get(pk="IL-0137")
+    stderr = StringIO()
+    with pytest.raises(CommandError, match="1 problem found"):
+        call_command("import_cases", str(old_file), stderr=stderr, verbosity=0)
+    message = stderr.getvalue()
+    assert f"{old_file}:1: IL-0137: updated_at: the library's copy is newer (" in message
+    assert "last changed by alice" in message and "--replace-newer" in message
+    assert Case.objects.get(pk="IL-0137").version == edited.version
+    # A file exported after the edit imports as it is; --replace-newer takes the old one.
+    import_cases(write_json(tmp_path / "new.json", exported("IL-0137")))
+    assert Case.objects.get(pk="IL-0137").version == edited.version
+    import_cases(old_file, replace_newer=True)
+    assert Case.objects.get(pk="IL-0137").title_ko != "앨리스의 제목"
 
 
 def test_every_write_raises_the_version_and_says_who_wrote_it(seeded, alice, tmp_path):

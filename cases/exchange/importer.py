@@ -26,6 +26,7 @@ A dry run does all of it and then rolls the transaction back, so that it reports
 real run would, refusals of the database included.
 """
 
+import datetime
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,7 @@ from cases.exchange.format import (
     case_fields_from_exchange,
     case_to_exchange,
     format_timestamp,
+    parse_timestamp,
     same_case,
 )
 from cases.models import (
@@ -131,6 +133,7 @@ class CaseFacts:
     recurrence_of: str | None = None
     terms: tuple = ()  # (facet, slug) pairs, in the case's order
     reviewed_by: str | None = None
+    updated_at: datetime.datetime | None = None
 
     @property
     def references(self):
@@ -163,10 +166,19 @@ class CaseImport:
     and close()) for each pass over the files; the command gives a progress bar.
     """
 
-    def __init__(self, paths, *, strict_taxonomy=False, keep_existing=False, progress=None):
+    def __init__(
+        self,
+        paths,
+        *,
+        strict_taxonomy=False,
+        keep_existing=False,
+        replace_newer=False,
+        progress=None,
+    ):
         self.paths = paths
         self.strict_taxonomy = strict_taxonomy
         self.keep_existing = keep_existing
+        self.replace_newer = replace_newer
         self.progress = progress or no_progress
         self.result = ImportResult()
         self.files = []
@@ -247,6 +259,8 @@ class CaseImport:
         # A case referring to an invalid one of the run gets no second, misleading error.
         self.check_references(valid, run_ids={f.case_id for _i, f in with_ids})
         self.check_taxonomy(valid)
+        if not self.replace_newer:
+            self.check_newer_in_library(valid)
         self.result.problems = self.read_problems + [
             problem for index in sorted(self.case_problems) for problem in self.case_problems[index]
         ]
@@ -270,6 +284,7 @@ class CaseImport:
             facts.recurrence_of = data["recurrence_of"]
             facts.terms = tuple(self._share(key) for key in term_slugs(data))
             facts.reviewed_by = data["review"]["reviewed_by"]
+            facts.updated_at = parse_timestamp(data["updated_at"])
         self.facts.append(facts)
 
     def problem(self, index, message, path=None):
@@ -383,6 +398,29 @@ class CaseImport:
                 self.problem(index, str(RECURRENCE_LOOP), path="recurrence_of")
             elif last[0] is None:
                 ends.update(walked)
+
+    def check_newer_in_library(self, cases):
+        """A file older than the library's copy of a case would undo what was written since
+        (an edit or a review in the admin sets updated_at to its time): refused, unless the
+        curator says --replace-newer."""
+        if not cases:
+            return
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"""
+                SELECT run.n, stored.updated_at, stored.changed_by
+                FROM unnest(%s::text[], %s::timestamptz[]) WITH ORDINALITY AS run(id, updated_at, n)
+                JOIN {Case._meta.db_table} stored ON stored.id = run.id
+                WHERE stored.updated_at > run.updated_at
+                """,
+                [[f.case_id for _i, f in cases], [f.updated_at for _i, f in cases]],
+            )
+            newer = cursor.fetchall()
+        for n, updated_at, changed_by in newer:
+            index, facts = cases[n - 1]
+            self.problem(
+                index, newer_in_library(facts.updated_at, updated_at, changed_by), "updated_at"
+            )
 
     def check_taxonomy(self, cases):
         used = defaultdict(list)
@@ -511,6 +549,15 @@ def stored_for_comparison(ids):
     )
 
 
+def newer_in_library(given, stored, changed_by):
+    return (
+        f"the library's copy is newer ({format_timestamp(stored)}, last changed by "
+        f"{changed_by or 'an import'}) than this file's ({format_timestamp(given)}): importing "
+        "it would undo what changed since; export the case again and edit the export, or "
+        "import with --replace-newer"
+    )
+
+
 def stored_case_ids(ids):
     """Those of the ids that are cases in the library."""
     ids = list(ids)
@@ -612,11 +659,12 @@ class _Writer:
         # Locked until the run ends, so that no admin save comes between the comparison
         # below and the write (the admin locks a case's row to save it too).
         self.cursor.execute(
-            f"SELECT id, organisation_id FROM {Case._meta.db_table} "
+            f"SELECT id, organisation_id, updated_at, changed_by FROM {Case._meta.db_table} "
             "WHERE id = ANY(%s::text[]) ORDER BY id FOR UPDATE",
             [ids],
         )
-        previous = dict(self.cursor.fetchall())
+        locked = {case_id: rest for case_id, *rest in self.cursor.fetchall()}
+        previous = {case_id: organisation for case_id, (organisation, *_r) in locked.items()}
         stored = (
             {case.id: case_to_exchange(case) for case in stored_for_comparison(list(previous))}
             if previous
@@ -636,6 +684,18 @@ class _Writer:
             elif same_case(stored[case_id], data):
                 self.result.unchanged.append(case_id)
             else:
+                _organisation, updated_at, changed_by = locked[case_id]
+                if not self.run.replace_newer and updated_at > facts.updated_at:
+                    # Written since the run was checked (the check found nothing then).
+                    raise _Refused(
+                        Problem(
+                            facts.file,
+                            newer_in_library(facts.updated_at, updated_at, changed_by),
+                            line=facts.line,
+                            case_id=case_id,
+                            path="updated_at",
+                        )
+                    )
                 self.result.updated.append(case_id)
                 updated.append(data)
                 self.previous_organisations.add(previous[case_id])

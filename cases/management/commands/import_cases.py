@@ -65,8 +65,23 @@ class Command(BaseCommand):
             action="store_true",
             help="add only cases whose id is not in the library; leave stored ones as they are",
         )
+        parser.add_argument(
+            "--replace-newer",
+            action="store_true",
+            help="replace a stored case even when it was changed after the file's updated_at",
+        )
 
-    def handle(self, *args, paths, dry_run, strict_taxonomy, keep_existing, verbosity, **options):
+    def handle(
+        self,
+        *args,
+        paths,
+        dry_run,
+        strict_taxonomy,
+        keep_existing,
+        replace_newer,
+        verbosity,
+        **options,
+    ):
         # The bar goes to the real stream under Django's wrapper (which would end each of
         # its updates with a newline), and only to a terminal.
         stream = getattr(self.stderr, "_out", self.stderr)
@@ -75,6 +90,7 @@ class Command(BaseCommand):
             paths,
             strict_taxonomy=strict_taxonomy,
             keep_existing=keep_existing,
+            replace_newer=replace_newer,
             progress=progress_bars(stream) if on_terminal else None,
         )
         result = run.run(dry_run=dry_run)
