@@ -1,12 +1,15 @@
 """export_cases: the exchange format, for every case or those named, written whole or not at all."""
 
 import json
+import os
+import subprocess
+import sys
 from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
 
-from .conftest import import_cases, make_case, seed_case, write_json
+from .conftest import ROOT, import_cases, make_case, seed_case, url_of_test_database, write_json
 
 pytestmark = pytest.mark.django_db
 
@@ -89,3 +92,32 @@ def test_reviewer_without_an_account_keeps_the_name(tmp_path, django_user_model)
 
     assert Case.objects.get(id="A-1").reviewer.username == "mina"
     assert Case.objects.get(id="A-2").reviewer is None
+
+
+def test_an_output_that_cannot_be_written_is_named_without_a_traceback(seeded, tmp_path):
+    with pytest.raises(CommandError, match=f"^{tmp_path} is a folder: give the name of a file"):
+        export(output=str(tmp_path))
+    # A name the file system refuses (as a folder without write access refuses it).
+    target = tmp_path / ("x" * 300 + ".json")
+    with pytest.raises(CommandError, match="cannot be written: File name too long; nothing was"):
+        export(output=str(target))
+    assert [path.name for path in tmp_path.iterdir()] == ["seed.json"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_export_into_a_pipe_that_closes_early_ends_quietly(tmp_path):
+    """`export_cases | head -c 100`: no BrokenPipeError traceback on the terminal."""
+    import_cases(write_json(tmp_path / "run.json", [make_case(f"A-{n}") for n in range(300)]))
+    env = dict(os.environ, DATABASE_URL=url_of_test_database())
+    export_process = subprocess.Popen(
+        [sys.executable, "manage.py", "export_cases"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert len(export_process.stdout.read(100)) == 100
+    export_process.stdout.close()
+    stderr = export_process.stderr.read().decode()
+    assert export_process.wait(timeout=120) == 0
+    assert stderr == ""

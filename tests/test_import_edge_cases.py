@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 
 from cases.models import Case, Organisation, Term
 
-from .conftest import import_cases, library_state, make_case, seed_case, write_json
+from .conftest import ROOT, import_cases, library_state, make_case, seed_case, write_json
 
 pytestmark = pytest.mark.django_db
 
@@ -397,3 +397,74 @@ def test_an_unreadable_folder_is_reported_by_the_walk(tmp_path, monkeypatch):
     assert [str(p) for p in problems] == [
         f"{tmp_path / 'locked'}: cannot be read: Permission denied"
     ]
+
+
+# What a curator gives by mistake: named for what it is, in one line -------------------------
+
+
+def test_a_pipe_is_named_as_not_a_file(tmp_path, library):
+    os.mkfifo(tmp_path / "pipe")
+    err = refused(tmp_path / "pipe")
+    assert f"{tmp_path / 'pipe'}: not a regular file (a pipe or a device)" in err
+    assert "save it to a file first" in err and library_state() == library
+
+
+def test_a_file_named_twice_is_read_once(tmp_path, library):
+    (tmp_path / "cases").mkdir()
+    path = write_json(tmp_path / "cases" / "a.json", make_case("A-1"))
+    # Not "the id is defined twice in this run (first at a.json:1)".
+    import_cases(tmp_path / "cases", path, tmp_path / "cases" / ".." / "cases" / "a.json")
+    assert Case.objects.filter(id="A-1").exists()
+
+
+def test_text_that_is_not_utf8_is_named_with_its_line_and_column(tmp_path, library):
+    text = json.dumps(make_case("A-1"), indent=2).replace('"Lablup Inc"', '"Lablup \udce9"', 1)
+    path = tmp_path / "latin1.json"
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
+    line = text[: text.index("\udce9")].count("\n") + 1
+    column = len(text[: text.index("\udce9")].rsplit("\n", 1)[-1].encode()) + 1
+    err = refused(path)
+    offset = len(text[: text.index("\udce9")].encode()) + 1
+    assert f"{path}:{line}:{column}: not UTF-8 text (byte {offset} of the file)" in err
+    utf16 = tmp_path / "utf16.json"
+    utf16.write_bytes(json.dumps(make_case("A-2")).encode("utf-16"))
+    assert f"{utf16}: UTF-16 text, not UTF-8: save the file as UTF-8" in refused(utf16)
+    assert library_state() == library
+
+
+@pytest.mark.parametrize("name", ["empty.json", "blank.jsonl"])
+def test_an_empty_file_is_said_to_be_empty(tmp_path, library, name):
+    path = write_raw(tmp_path / name, "" if name.endswith(".json") else "\n  \n")
+    err = refused(path)
+    assert err.strip() == f"{path}: the file is empty: it holds no case"
+
+
+def test_a_taxonomy_given_as_cases_is_one_line_that_says_what_to_do(tmp_path, library):
+    err = refused(ROOT / "fixtures" / "taxonomy.json")
+    assert err.strip().splitlines() == [
+        f"{ROOT / 'fixtures' / 'taxonomy.json'}:2: a taxonomy term, not a case: this file "
+        "looks like a taxonomy; load it with load_taxonomy"
+    ]
+    page = write_json(tmp_path / "page.json", {"total": 1, "results": [make_case("A-1")]})
+    assert "a page of /api/cases/, not a case" in refused(page)
+
+
+def test_a_translation_record_of_an_item_that_is_not_there_is_refused(tmp_path, library):
+    case = make_case("A-1")
+    steps = len(case["remediation"])
+    case["translations"] = {
+        f"remediation[{steps}]": {"source": "0123456789abcdef"},
+        "summary": {"source": "0123456789ABCDEF"},
+    }
+    err = refused(write_json(tmp_path / "a.json", case))
+    assert (
+        f"A-1: translations.remediation[{steps}]: names remediation[{steps}], but the case has "
+        f"{steps} remediation item(s)"
+    ) in err
+    assert (
+        "A-1: translations.summary.source: '0123456789ABCDEF' is not 16 lowercase hexadecimal"
+        in err
+    )
+    case["translations"] = {"remedy[0]": {"source": "0123456789abcdef"}}
+    err = refused(write_json(tmp_path / "b.json", case))
+    assert "A-1: translations: 'remedy[0]' is not the name of a text: title, summary" in err

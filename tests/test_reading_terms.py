@@ -114,6 +114,32 @@ def test_load_taxonomy_still_refuses_what_is_neither(tmp_path):
     assert "/api/taxonomy/" in err.getvalue()
 
 
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (b'[\n  {"facet": "domain", "slug": "caf\xe9"}]', "t.json:2:35: not UTF-8 text (byte 37"),
+        (b"[" * 100_000, "t.json: malformed JSON: nested too deeply to be read"),
+        (b"", "t.json: the file is empty"),
+    ],
+)
+def test_load_taxonomy_names_a_file_it_cannot_read_without_a_traceback(tmp_path, raw, expected):
+    from django.core.management.base import CommandError
+
+    (tmp_path / "t.json").write_bytes(raw)
+    err = StringIO()
+    with pytest.raises(CommandError):
+        call_command("load_taxonomy", str(tmp_path / "t.json"), stdout=StringIO(), stderr=err)
+    assert f"{tmp_path}/{expected}" in err.getvalue()
+
+
+def test_load_taxonomy_takes_a_file_that_begins_with_a_bom(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_bytes(b"\xef\xbb\xbf" + Path(ROOT_TAXONOMY).read_bytes())
+    out = StringIO()
+    call_command("load_taxonomy", str(path), stdout=out)
+    assert " created, 0 updated, 0 unchanged" in out.getvalue()
+
+
 @pytest.fixture
 def terms_needing_labels(tmp_path):
     call_command("load_taxonomy", ROOT_TAXONOMY, stdout=StringIO())

@@ -144,6 +144,13 @@ def _pattern_meaning(path):
         return "a case id such as IL-0137"
     if last in ("detected_after", "resolved_after"):
         return "an ISO 8601 duration such as PT45M, PT8H or P2DT3H"
+    if last == "source":
+        return "16 lowercase hexadecimal digits (the start of the English text's SHA-256)"
+    if last == "translations":
+        return (
+            "the name of a text: title, summary, trigger, symptoms_text, detection, lessons, "
+            "remediation[i] or action_items[i]"
+        )
     return "a slug: lowercase letters, digits and single hyphens"
 
 
@@ -316,6 +323,26 @@ def _within(path, other):
     )
 
 
+def other_document(data):
+    """What a JSON object that is not a case is, when it is a known other document (a
+    taxonomy term, an API answer), said so that the curator knows what to do with it."""
+    if "id" in data:
+        return None
+    if {"facet", "slug"} <= data.keys():
+        return (
+            "a taxonomy term, not a case: this file looks like a taxonomy; "
+            "load it with load_taxonomy"
+        )
+    if "facets" in data:
+        return "/api/taxonomy/'s answer, not a case: load it with load_taxonomy"
+    if "results" in data:
+        return (
+            "a page of /api/cases/, not a case: import its cases from /api/cases.jsonl "
+            "or export_cases instead"
+        )
+    return None
+
+
 def check_own_rules(record):
     """Rules about one case that the schema cannot say.
 
@@ -363,6 +390,22 @@ def check_own_rules(record):
         items = _value(data, name)
         if isinstance(items, list) and len(items) > LIST_MAX_LENGTH:
             record.problem(f"has {len(items)} items, at most {LIST_MAX_LENGTH} allowed", path=name)
+    translated = _value(data, "translations")
+    if isinstance(translated, dict):
+        for key in translated:
+            list_name, _bracket, position = key.rstrip("]").partition("[")
+            items = _value(data, list_name)
+            if (
+                position
+                and clear(f"translations.{key}")
+                and isinstance(items, list)
+                and int(position) >= len(items)
+            ):
+                record.problem(
+                    f"names {key}, but the case has {len(items)} {list_name} item(s): "
+                    "a record for an item that is not there",
+                    path=f"translations.{key}",
+                )
     tags = sum(len(v) for v in (_value(data, facet) for facet in TAG_FACETS) if isinstance(v, list))
     if tags > LIST_MAX_LENGTH:
         record.problem(

@@ -106,7 +106,8 @@ def _case_files_under(directory, problems):
 
 
 def collect_files(paths):
-    """The case files named, directories searched recursively; problems for missing paths."""
+    """The case files named, directories searched recursively; problems for missing paths.
+    A file named twice (or in a folder named too) is read once."""
     files, problems = [], []
     for raw in paths:
         path = Path(raw)
@@ -117,9 +118,20 @@ def collect_files(paths):
             files.extend(found)
         elif path.is_file():
             files.append(path)
+        elif path.exists():
+            problems.append(
+                Problem(
+                    str(path),
+                    "not a regular file (a pipe or a device): the import reads its files "
+                    "twice, once to check and once to write; save it to a file first",
+                )
+            )
         else:
             problems.append(Problem(str(path), "no such file or directory"))
-    return files, problems
+    once = {}
+    for path in files:
+        once.setdefault(path.resolve(), path)
+    return list(once.values()), problems
 
 
 def _decode_error(file, error, line_offset=0, column_offset=0):
@@ -143,7 +155,24 @@ def _unreadable_value(file, error, line):
 
 class _NotUtf8(Exception):
     def __init__(self, offset):
-        self.offset = offset
+        self.offset = offset  # of the first byte that is not UTF-8, after a BOM if any
+
+    def problem(self, file, handle, start):
+        """The problem, with the line and column of the offending byte (`start`: where the
+        text begins, after its BOM)."""
+        handle.seek(0)
+        if handle.read(2) in (b"\xff\xfe", b"\xfe\xff"):
+            return Problem(file, "UTF-16 text, not UTF-8: save the file as UTF-8")
+        handle.seek(start)
+        before = handle.read(self.offset)
+        line = before.count(b"\n") + 1
+        column = len(before) - (before.rfind(b"\n") + 1) + 1
+        return Problem(
+            file,
+            f"not UTF-8 text (byte {self.offset + start + 1} of the file): save the file as UTF-8",
+            line=line,
+            column=column,
+        )
 
 
 def _ignore(_bytes_read):
@@ -410,19 +439,54 @@ def iter_case_file(
         yield Problem(file, f"cannot be read: {error.strerror}")
         return
     with handle:
+        start = 0
         try:
             if handle.read(len(BOM)) != BOM:
                 handle.seek(0)
             else:
+                start = len(BOM)
                 progress(len(BOM))
+            if not handle.read(BLOCK_SIZE).strip(b" \t\r\n"):
+                yield Problem(file, "the file is empty: it holds no case")
+                return
+            handle.seek(start)
             if path.suffix == ".jsonl":
                 yield from _json_lines_records(handle, file, progress, decoder)
             else:
                 yield from _json_file_records(handle, file, progress, decoder)
         except _NotUtf8 as error:
-            yield Problem(file, f"not UTF-8 text (byte {error.offset})")
+            yield error.problem(file, handle, start)
         except OSError as error:
             yield Problem(file, f"cannot be read: {error.strerror}")
+
+
+def read_json_document(path):
+    """(value, None) of a small JSON file read whole (a taxonomy), or (None, problem): the
+    same messages as for case files (a BOM allowed, not UTF-8, malformed, nested too deeply)."""
+    file = str(path)
+    try:
+        handle = open(path, "rb")
+    except OSError as error:
+        return None, Problem(file, f"cannot be read: {error.strerror}")
+    with handle:
+        start = len(BOM) if handle.read(len(BOM)) == BOM else 0
+        handle.seek(start)
+        try:
+            data = handle.read()
+        except OSError as error:
+            return None, Problem(file, f"cannot be read: {error.strerror}")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            return None, _NotUtf8(error.start).problem(file, handle, start)
+    if not text.strip():
+        return None, Problem(file, "the file is empty")
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as error:
+        return None, _decode_error(file, error)
+    except (RecursionError, ValueError) as error:
+        return None, _unreadable_value(file, error, None)
 
 
 def read_case_file(path):

@@ -186,6 +186,7 @@ class CaseImport:
         self.read_problems = []  # problems of the files themselves (missing, malformed)
         self.case_problems = defaultdict(list)  # index in self.facts -> problems of the case
         self._shared = {}  # one object for equal org names, slugs and (facet, slug) pairs
+        self._other_documents = set()  # files found to hold something else than cases
 
     def run(self, *, dry_run=False):
         self.check()
@@ -269,6 +270,13 @@ class CaseImport:
         """Check one case as read, keep its facts, and let the case itself go."""
         if not isinstance(record.data, dict):
             record.problem("must be a case object")
+        elif not_a_case := checks.other_document(record.data):
+            # One line for the file, not thirty for each of its terms.
+            if record.file in self._other_documents:
+                self.facts.append(CaseFacts(record.file, record.line, None, record.fingerprint))
+                return
+            self._other_documents.add(record.file)
+            record.problem(not_a_case)
         else:
             checks.check_format(record)
             checks.check_own_rules(record)

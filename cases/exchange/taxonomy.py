@@ -9,14 +9,12 @@ the file says it still does (`"needs_label": true`, as /api/taxonomy/ says of a 
 made with a label from its slug).
 """
 
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from cases.exchange.files import Problem
+from cases.exchange.files import Problem, read_json_document
 from cases.models import Facet, Term, validate_slug
 
 
@@ -96,16 +94,9 @@ def load_taxonomy(path, *, keep_existing=False, dry_run=False):
     """Check every term in the file, then create or update them all in one transaction."""
     result = TaxonomyResult()
     file = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-        entries = json.loads(text)
-    except OSError as error:
-        result.problems.append(Problem(file, f"cannot be read: {error.strerror}"))
-        return result
-    except json.JSONDecodeError as error:
-        result.problems.append(
-            Problem(file, f"malformed JSON: {error.msg}", line=error.lineno, column=error.colno)
-        )
+    entries, problem = read_json_document(path)
+    if problem:
+        result.problems.append(problem)
         return result
     if isinstance(entries, dict):
         entries = _api_entries(entries)

@@ -7,10 +7,12 @@ in memory, and a file is written whole or not at all.
 """
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import OperationalError
 
 from cases.exchange.export import iter_cases, json_array_pieces, snapshot
 from cases.exchange.format import case_to_exchange
@@ -27,10 +29,24 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, ids, output, **options):
-        if output:
-            target = Path(output)
-            if not target.parent.is_dir():
+        target = Path(output) if output else None
+        try:
+            if target and not target.parent.is_dir():
                 raise CommandError(f"{target}: the folder {target.parent} does not exist.")
+            if target and target.is_dir():
+                raise CommandError(f"{target} is a folder: give the name of a file to write.")
+            self.export(ids, target)
+        except OSError as error:
+            raise CommandError(
+                f"{error.filename or target}: cannot be written: {error.strerror}; "
+                "nothing was written."
+            ) from error
+        except OperationalError as error:
+            raise CommandError(
+                f"the database cannot be reached: {str(error).strip().splitlines()[0]}"
+            ) from error
+
+    def export(self, ids, target):
         with snapshot():
             cases = Case.objects.for_page().order_by("id")
             if ids:
@@ -43,12 +59,17 @@ class Command(BaseCommand):
                     )
             values = counted(iter_cases(cases, case_to_exchange), counter := [0])
             pieces = json_array_pieces(values)
-            if output:
+            if target:
                 write_atomically(target, pieces)
-                self.stderr.write(self.style.SUCCESS(f"Exported {counter[0]} cases to {output}."))
-            else:
+                self.stderr.write(self.style.SUCCESS(f"Exported {counter[0]} cases to {target}."))
+                return
+            try:
                 for piece in pieces:
                     self.stdout.write(piece, ending="")
+                self.stdout.flush()
+            except BrokenPipeError:
+                # The reader stopped (`| head`): no traceback, and none at exit either.
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def counted(values, counter):

@@ -6,7 +6,8 @@ anything is written; then all are written in one transaction, or none is. On a t
 a progress bar shows how far each pass over the files is (none with -v 0).
 """
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, no_translations
+from django.db import OperationalError
 
 from cases.exchange.importer import CaseImport
 
@@ -71,6 +72,8 @@ class Command(BaseCommand):
             help="replace a stored case even when it was changed after the file's updated_at",
         )
 
+    # Messages for the curator's terminal, in English whatever language a caller left on.
+    @no_translations
     def handle(
         self,
         *args,
@@ -93,7 +96,13 @@ class Command(BaseCommand):
             replace_newer=replace_newer,
             progress=progress_bars(stream) if on_terminal else None,
         )
-        result = run.run(dry_run=dry_run)
+        try:
+            result = run.run(dry_run=dry_run)
+        except OperationalError as error:
+            raise CommandError(
+                f"the database cannot be reached: {str(error).strip().splitlines()[0]}; "
+                "nothing was imported."
+            ) from error
         if not result.ok:
             for problem in result.problems:
                 self.stderr.write(str(problem))

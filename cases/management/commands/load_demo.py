@@ -9,7 +9,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from cases.exchange.taxonomy import load_taxonomy
 
@@ -19,6 +19,8 @@ FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 class Command(BaseCommand):
     help = __doc__.strip().splitlines()[0]
 
+    # Messages for the curator's terminal, in English whatever language a caller left on.
+    @no_translations
     def handle(self, *args, verbosity, **options):
         result = load_taxonomy(FIXTURES / "taxonomy.json", keep_existing=True)
         if result.problems:

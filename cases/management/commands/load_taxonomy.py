@@ -1,6 +1,6 @@
 """Create or update taxonomy terms from a JSON file (cases/exchange/taxonomy.py says its shape)."""
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from cases.exchange.taxonomy import load_taxonomy
 
@@ -12,6 +12,8 @@ class Command(BaseCommand):
         parser.add_argument("path", metavar="FILE")
         parser.add_argument("--dry-run", action="store_true", help="check, but write nothing")
 
+    # Messages for the curator's terminal, in English whatever language a caller left on.
+    @no_translations
     def handle(self, *args, path, dry_run, **options):
         result = load_taxonomy(path, dry_run=dry_run)
         if result.problems:
