@@ -18,10 +18,12 @@ change older than it is missing, which only the primary's open transactions can 
 
 A replica is used only when healthy: each process checks each replica at most every
 `DATABASE_REPLICA_CHECK_SECONDS` (a connection of its own, 1 s to connect) and skips one that
-does not answer or whose replay lags more than `DATABASE_REPLICA_MAX_LAG` seconds, with a
-warning; the next check that finds it well puts it back. A query that fails on a replica
-anyway (stopped between two checks, a query cancelled by replay) is run again on the
-primary: the reader sees no error, and the replica is checked again at the next request.
+does not answer, whose replay lags more than `DATABASE_REPLICA_MAX_LAG` seconds, or that
+receives nothing from a primary that answers (replication stopped: it would seem caught up
+forever), with a warning; the next check that finds it well puts it back. A query that
+fails on a replica anyway (stopped between two checks, a query cancelled by replay) is run
+again on the primary: the reader sees no error, and the replica is checked again at the next
+request.
 """
 
 import contextvars
@@ -132,25 +134,52 @@ class ReplicaHealth:
     @staticmethod
     def _check(alias):
         """(None, lag in seconds) when the replica may be read, else (problem, lag or None)."""
-        params = connections.settings[alias]
         try:
-            with psycopg.connect(
-                dbname=params["NAME"],
-                user=params.get("USER") or None,
-                password=params.get("PASSWORD") or None,
-                host=params.get("HOST") or None,
-                port=params.get("PORT") or None,
-                connect_timeout=1,
-                autocommit=True,
-            ) as conn:
+            with _connect(alias) as conn:
                 lag = _replay_lag(conn)
+                streaming = _streaming(conn)
         except psycopg.Error as error:
             first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
             return f"unreachable ({type(error).__name__}: {first_line})", None
         lag = float(lag)
         if lag > settings.INCIDENTLIB_REPLICA_MAX_LAG:
             return f"lags {lag:.1f} s (more than {settings.INCIDENTLIB_REPLICA_MAX_LAG} s)", lag
+        if not streaming and _primary_answers():
+            # It has replayed all it received, but receives nothing: however old its data,
+            # it would seem caught up. With the primary down it is still the best there is.
+            return "not streaming from the primary (no WAL receiver running)", None
         return None, lag
+
+
+def _connect(alias):
+    """A connection of its own to a database of the settings, 1 s at most to connect."""
+    params = connections.settings[alias]
+    return psycopg.connect(
+        dbname=params["NAME"],
+        user=params.get("USER") or None,
+        password=params.get("PASSWORD") or None,
+        host=params.get("HOST") or None,
+        port=params.get("PORT") or None,
+        connect_timeout=1,
+        autocommit=True,
+    )
+
+
+def _streaming(conn):
+    """Whether the replica receives the primary's WAL now (a WAL receiver runs): any role
+    sees that row of pg_stat_wal_receiver, if not all its columns."""
+    return conn.execute(
+        "SELECT NOT pg_is_in_recovery() OR EXISTS (SELECT 1 FROM pg_stat_wal_receiver)"
+    ).fetchone()[0]
+
+
+def _primary_answers():
+    try:
+        with _connect(DEFAULT_DB_ALIAS) as conn:
+            conn.execute("SELECT 1")
+    except psycopg.Error:
+        return False
+    return True
 
 
 # How long a check waits for a replica to replay the WAL it has already received.

@@ -180,6 +180,36 @@ def test_a_stopped_replica_sends_reads_to_the_primary_and_is_used_again_when_bac
     assert "replica replica_1 used again" in caplog.text
 
 
+def test_a_replica_that_stopped_streaming_is_skipped_while_the_primary_answers(
+    replicated, client, caplog
+):
+    """Replication stopped (its address emptied, the primary's WAL gone, a partition): the
+    replica has replayed all it received, so it seems caught up however old its data is."""
+    replicated.wait_for_replay()
+    conninfo = replicated.replica.sql("SHOW primary_conninfo")[0][0].replace("'", "''")
+    receiving = "SELECT count(*) FROM pg_stat_wal_receiver"
+    replicated.replica.sql("ALTER SYSTEM SET primary_conninfo = ''")
+    replicated.replica.sql("SELECT pg_reload_conf()")
+    try:
+        deadline = time.monotonic() + 30
+        while replicated.replica.sql(receiving)[0][0] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        retitle(replicated, "Retitled while the replica hears nothing")
+        database, page = read(client, CASE)
+        assert database == "default"
+        assert "Retitled while the replica hears nothing" in page
+        assert "replica replica_1 skipped: not streaming from the primary" in caplog.text
+        assert (
+            client.get("/readyz").json()["checks"]["replica_1"].startswith("skipped: not streaming")
+        )
+    finally:
+        replicated.replica.sql(f"ALTER SYSTEM SET primary_conninfo = '{conninfo}'")
+        replicated.replica.sql("SELECT pg_reload_conf()")
+    replicated.wait_for_replay(timeout=30)
+    database, page = read(client, CASE)
+    assert database == "replica_1" and "Retitled while the replica hears nothing" in page
+
+
 def test_a_replica_restarted_long_after_the_last_write_is_used_again(
     replicated, client, settings, caplog
 ):
