@@ -39,27 +39,39 @@ preload_app = os.environ.get("GUNICORN_PRELOAD", "1") == "1"
 # The proxy's X-Forwarded-* are believed from these addresses only.
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
 
-# Logs: one JSON object a line on stderr, as the app's (incidentlib/observability.py). The
-# app logs each request itself with more than an access log holds (queries, cache, database),
-# so gunicorn's access log is off unless ACCESS_LOG=1; it is then JSON too.
-accesslog = "-" if os.environ.get("ACCESS_LOG", "0") == "1" else None
+# Logs: as the app's (LOG_FORMAT: one JSON object a line, incidentlib/observability.py, or
+# text with DEBUG), on stderr. The app logs each request itself with more than an access log
+# holds (queries, cache, database), so gunicorn's access log is off unless ACCESS_LOG=1.
+ACCESS_LOG = os.environ.get("ACCESS_LOG", "0") == "1"
+DEBUG = os.environ.get("DEBUG", "").strip().lower() in ("1", "true", "yes", "on")
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text" if DEBUG else "json")
+accesslog = "-" if ACCESS_LOG else None
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info").lower()
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(D)s'  # atoms the JSON formatter reads
 logconfig_dict = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"json": {"()": "incidentlib.observability.JsonFormatter"}},
+    "formatters": {
+        "json": {"()": "incidentlib.observability.JsonFormatter"},
+        "text": {"format": "%(levelname)s %(name)s %(message)s"},
+    },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
-            "formatter": "json",
+            "formatter": "json" if LOG_FORMAT == "json" else "text",
             "stream": "ext://sys.stderr",
         }
     },
     "loggers": {
         "gunicorn.error": {"handlers": ["console"], "level": loglevel.upper(), "propagate": False},
-        "gunicorn.access": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        # gunicorn logs access whenever a logging configuration is given: with ACCESS_LOG
+        # off, its logger has nowhere to write.
+        "gunicorn.access": {
+            "handlers": ["console"] if ACCESS_LOG else [],
+            "level": "INFO" if ACCESS_LOG else "CRITICAL",
+            "propagate": False,
+        },
     },
 }
 

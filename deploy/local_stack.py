@@ -126,11 +126,18 @@ def production_env(database_url, *, replica_urls=(), redis_url="", cache_max_age
     return env
 
 
-def get(url, timeout=10, headers=None):
-    """(status, headers, body) of one request; an HTTP error is an answer too."""
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None  # the redirect is the answer
+
+
+def get(url, timeout=10, headers=None, follow_redirects=True):
+    """(status, headers, body) of one request; an HTTP error is an answer too (and a
+    redirect, unless it is followed)."""
     request = urllib.request.Request(url, headers=headers or {})
+    opener = urllib.request.build_opener(*([] if follow_redirects else [_NoRedirects]))
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as answer:
+        with opener.open(request, timeout=timeout) as answer:
             return answer.status, answer.headers, answer.read()
     except urllib.error.HTTPError as error:
         return error.code, error.headers, error.read()

@@ -329,6 +329,12 @@ INCIDENTLIB_PAGE_SIZE = env_int("PAGE_SIZE", 20)
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "text" if DEBUG else "json")
 if LOG_FORMAT not in ("json", "text"):
     raise ImproperlyConfigured(f"LOG_FORMAT must be json or text; got {LOG_FORMAT!r}")
+# Python's level names, in any case (gunicorn.conf.py reads the same variable, lower case).
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
+if LOG_LEVEL not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+    raise ImproperlyConfigured(
+        f"LOG_LEVEL must be debug, info, warning, error or critical; got {LOG_LEVEL!r}"
+    )
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -344,7 +350,7 @@ LOGGING = {
             "filters": ["request_id"],
         }
     },
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
         # Each request is logged once by incidentlib.request, with more than this says.
         "django.request": {"level": "ERROR"},

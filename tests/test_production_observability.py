@@ -102,7 +102,8 @@ def fetch(url, timeout=5):
 
 
 @pytest.mark.django_db
-def test_gunicorn_logs_json_and_serves_metrics_on_their_own_address(tmp_path):
+@pytest.mark.parametrize("access_log", ["1", "0"])
+def test_gunicorn_logs_json_and_serves_metrics_on_their_own_address(tmp_path, access_log):
     port, metrics_port = free_port(), free_port()
     log = tmp_path / "gunicorn.log"
     env = production_env(
@@ -112,7 +113,7 @@ def test_gunicorn_logs_json_and_serves_metrics_on_their_own_address(tmp_path):
         WEB_CONCURRENCY="2",
         SECURE_SSL_REDIRECT="0",
         STATIC_MANIFEST="0",
-        ACCESS_LOG="1",
+        ACCESS_LOG=access_log,
     )
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
     metrics_folders = set(Path(tempfile.gettempdir()).glob("incidentlib-metrics-*"))
@@ -154,7 +155,10 @@ def test_gunicorn_logs_json_and_serves_metrics_on_their_own_address(tmp_path):
     access = [e for e in entries if e["logger"] == "gunicorn.access"]
     assert {e["path"] for e in requests} >= {"/healthz", "/robots.txt"}
     assert all(e["request_id"] for e in requests + access)
-    assert any(e["path"] == "/robots.txt" and e["status"] == 200 for e in access)
+    if access_log == "1":
+        assert any(e["path"] == "/robots.txt" and e["status"] == 200 for e in access)
+    else:  # each request logged once, by the app
+        assert access == []
     # The folder where its workers wrote their metrics is gone with it.
     assert set(Path(tempfile.gettempdir()).glob("incidentlib-metrics-*")) <= metrics_folders
     assert [e["message"] for e in entries if "Korean analyser" in e["message"]] == [
@@ -200,3 +204,37 @@ def test_the_deployment_check_of_the_production_stack_says_only_what_the_readme_
     assert result.returncode == 0, result.stderr + result.stdout
     assert result.stdout.strip() == "System check identified no issues (2 silenced).", result.stdout
     assert result.stderr == ""
+
+
+def test_log_level_takes_the_names_gunicorn_takes_and_refuses_others_by_name():
+    def check(level):
+        return subprocess.run(
+            [sys.executable, "manage.py", "check"],
+            cwd=ROOT, env=production_env(LOG_LEVEL=level), capture_output=True, text=True,
+            timeout=60,
+        )  # fmt: skip
+
+    for level in ("warning", "Debug", "ERROR"):
+        assert check(level).returncode == 0, check(level).stderr
+    refused = check("loud")
+    assert refused.returncode == 1
+    assert "LOG_LEVEL must be debug, info, warning, error or critical; got 'LOUD'" in (
+        refused.stderr
+    )
+
+
+def test_the_app_servers_of_compose_start_with_every_variable_it_leaves_empty():
+    """compose.yaml passes `${NAME:-}` as an empty string when the operator sets nothing:
+    each must start gunicorn as unset would (WEB_CONCURRENCY= stopped gunicorn's own
+    configuration with a ValueError, before gunicorn.conf.py was read)."""
+    import re
+
+    compose = (ROOT / "compose.yaml").read_text()
+    empty = re.findall(r"^\s+([A-Z_]+): \$\{\1:-\}$", compose, flags=re.M)
+    assert {"CSRF_TRUSTED_ORIGINS", "SENTRY_DSN"} <= set(empty)
+    env = production_env(**dict.fromkeys(empty, ""), BEHIND_PROXY="1", TRUSTED_PROXIES="10.0.0.0/8")
+    result = subprocess.run(
+        [sys.executable, "-m", "gunicorn", "--check-config", "incidentlib.wsgi"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr + result.stdout

@@ -32,6 +32,30 @@ def stack(transactional_db, seeded):
         yield running
 
 
+def test_behind_a_tls_terminator_in_front_of_nginx_pages_are_served_not_redirected(
+    transactional_db, seeded
+):
+    """compose.yaml: a TLS terminator in front of nginx's port says https in
+    X-Forwarded-Proto; nginx passes it on (it replaced it with its own "http", and the app's
+    redirect to https came back for ever). A reader who came over plain http is redirected."""
+    env = production_env(
+        url_of_test_database(),
+        SECURE_SSL_REDIRECT="1",
+        ALLOWED_HOSTS="127.0.0.1,incidents.example.org",
+    )
+    with LocalStack(env, app_servers=1, workers=1) as running:
+        status, _headers, body = get(
+            running.base + "/cases/IL-0137",
+            headers={"X-Forwarded-Proto": "https", "Host": "incidents.example.org:8443"},
+            follow_redirects=False,
+        )
+        assert status == 200, running.logs()
+        assert 'href="https://incidents.example.org:8443/cases/IL-0137"' in body.decode()
+        status, headers, _body = get(running.base + "/cases/IL-0137", follow_redirects=False)
+        assert status == 301
+        assert headers["Location"] == f"https://127.0.0.1:{running.port}/cases/IL-0137"
+
+
 def test_two_app_servers_behind_the_proxy_serve_pages_and_static_files(stack):
     first = get(stack.base + "/cases/IL-0137")
     second = get(stack.base + "/cases/IL-0137")
