@@ -13,6 +13,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.db.models import BooleanField, Count, Q
 from django.db.models.expressions import RawSQL
+from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.functional import lazy
@@ -118,6 +119,36 @@ class LibraryAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         readonly = tuple(super().get_readonly_fields(request, obj))
         return readonly + self.import_keys if obj is not None else readonly
+
+    # A write that needs rows an import holds is refused after a moment, not left waiting.
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        return self._unless_busy(
+            super().changeform_view, request, object_id, form_url, extra_context
+        )
+
+    def delete_view(self, request, object_id, extra_context=None):
+        return self._unless_busy(super().delete_view, request, object_id, extra_context)
+
+    def changelist_view(self, request, extra_context=None):
+        return self._unless_busy(super().changelist_view, request, extra_context)
+
+    def _unless_busy(self, view, request, *args):
+        if request.method != "POST":
+            return view(request, *args)
+        try:
+            with review.waiting_briefly_for_rows():
+                return view(request, *args)
+        except review.RowsBusy:
+            self.message_user(
+                request,
+                _(
+                    "Another write (an import, most likely) holds what this one needs, so "
+                    "nothing was changed. Try again in a moment."
+                ),
+                messages.ERROR,
+            )
+            return HttpResponseRedirect(request.get_full_path())
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         if isinstance(db_field, models.TextField):

@@ -80,3 +80,42 @@ def test_a_bulk_approval_while_an_import_holds_a_case_says_so(a_case):
     assert response.status_code == 200
     assert "L-1 is being imported" in response.content.decode()
     assert Case.objects.get(id="L-1").is_draft
+
+
+BUSY = "Another write (an import, most likely) holds what this one needs, so nothing was changed."
+
+
+def test_deleting_a_case_or_renaming_its_organisation_while_an_import_holds_it_is_refused(a_case):
+    """Not only saves and reviews: a deletion or a rename waited for the import's whole
+    write phase, past the app server's timeout."""
+    from django.contrib.auth import get_user_model
+
+    from cases.models import Organisation
+
+    client = Client()
+    client.force_login(get_user_model().objects.create_superuser("root", password="x" * 20))
+    organisation = Organisation.objects.get(cases__id="L-1")
+    writes = [
+        ("/admin/cases/case/L-1/delete/", {"post": "yes"}),
+        (
+            "/admin/cases/case/",
+            {"action": "delete_selected", "_selected_action": ["L-1"], "post": "yes"},
+        ),
+        (f"/admin/cases/organisation/{organisation.pk}/change/", {"name": "Renamed"}),
+    ]
+    for url, data in writes:
+        other = held_row("L-1")
+        try:
+            started = time.monotonic()
+            response = client.post(url, data, follow=True)
+            waited = time.monotonic() - started
+        finally:
+            other.close()
+        assert waited < 10, url
+        assert response.status_code == 200 and BUSY in response.content.decode(), url
+        assert response.redirect_chain[-1][0] == url
+    assert Case.objects.filter(id="L-1").exists()
+    assert Organisation.objects.get(pk=organisation.pk).name == organisation.name
+    # The import over, the same rename goes through.
+    assert client.post(writes[2][0], writes[2][1]).status_code == 302
+    assert Organisation.objects.get(pk=organisation.pk).name == "Renamed"

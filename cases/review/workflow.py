@@ -9,6 +9,7 @@ naming who changed it and when. Each approval or return is written to the admin 
 """
 
 import datetime
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.contrib.admin.models import CHANGE, LogEntry
@@ -114,6 +115,25 @@ def last_change(case):
 # phase holds the rows it rewrites), it says so at once and keeps the input.
 LOCK_WAIT = "2s"
 LOCK_NOT_AVAILABLE = "55P03"
+
+
+class RowsBusy(Exception):
+    """A write of the admin needed rows that another transaction (an import) holds."""
+
+
+@contextmanager
+def waiting_briefly_for_rows():
+    """A transaction whose waits for rows locked by another one end after LOCK_WAIT with
+    RowsBusy, so that an admin write (a deletion, an organisation renamed) never hangs
+    behind an import for the minutes it writes, past the app server's timeout."""
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SELECT set_config('lock_timeout', %s, true)", [LOCK_WAIT])
+            yield
+    except OperationalError as error:
+        if getattr(error.__cause__, "sqlstate", None) == LOCK_NOT_AVAILABLE:
+            raise RowsBusy() from None
+        raise
 
 
 def lock_unchanged(case_id, seen_version):
