@@ -781,7 +781,7 @@ class CaseAdmin(LibraryAdmin):
     @admin.action(permissions=["review"], description=gettext_lazy("Approve the selected cases"))
     def approve_selected(self, request, queryset):
         """Ask first, showing each case's version; then approve those still as shown."""
-        cases = list(queryset.select_related("organisation").order_by("id"))
+        cases = self.chosen(request, queryset)
         if not request.POST.get("post"):
             return self.confirmation(
                 request, "approve_selected_confirmation.html", _("Approve cases"), cases
@@ -831,7 +831,7 @@ class CaseAdmin(LibraryAdmin):
     )
     def return_selected_to_draft(self, request, queryset):
         """Ask first, showing each case's version; then return those still as shown."""
-        cases = list(queryset.select_related("organisation").order_by("id"))
+        cases = self.chosen(request, queryset)
         if not request.POST.get("post"):
             return self.confirmation(
                 request, "return_selected_confirmation.html", _("Return cases to draft"), cases
@@ -876,6 +876,18 @@ class CaseAdmin(LibraryAdmin):
                 messages.ERROR,
             )
         return None
+
+    @staticmethod
+    def chosen(request, queryset):
+        """The cases an action acts on. Once confirmed: every case the confirmation listed
+        (their ids are posted), whether or not it still matches the list's filters (Django
+        filters the selection by them again): a case approved or edited meanwhile is then
+        refused by name, not left out in silence."""
+        if request.POST.get("post"):
+            queryset = Case.objects.filter(
+                pk__in=request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)
+            )
+        return list(queryset.select_related("organisation").order_by("id"))
 
     def confirmation(self, request, template, title, cases):
         """The page a bulk review action asks on, carrying the version of each case shown."""

@@ -259,3 +259,32 @@ def test_bulk_return_to_draft_leaves_drafts_as_they_are_and_counts_them(client, 
     assert "2 cases were already drafts, left as they were: T-2, T-3." in html
     assert Case.objects.get(pk="T-2").version == versions["T-2"]
     assert list(LogEntry.objects.values_list("object_id", flat=True)) == ["T-1"]
+
+
+def test_a_case_that_left_the_filtered_list_meanwhile_is_named_not_dropped(
+    client, drafts, reviewer
+):
+    """Approving from the list of drafts: a case another reviewer approved between the
+    confirmation and the click no longer matches ?status=draft, and Django filters the
+    selection by it again; it must still be accounted for."""
+    logged_in(client, reviewer)
+    filtered = CHANGELIST + "?status=draft"
+    asked = client.post(
+        filtered, {"action": "approve_selected", "_selected_action": ["T-1", "T-2"], "index": "0"}
+    )
+    selection = asked.context["selection"]
+    reviewed_by_someone_else("T-2")
+    Case.objects.filter(pk="T-2").update(version=Case.objects.get(pk="T-2").version + 1)
+    response = client.post(
+        filtered,
+        {
+            "action": "approve_selected",
+            "post": "yes",
+            "_selected_action": [case.pk for case, _version in selection],
+            **{f"version-{case.pk}": version for case, version in selection},
+        },
+        follow=True,
+    )
+    html = response.content.decode()
+    assert "1 case approved: T-1." in html
+    assert "T-2 was changed by " in html and "It was not approved." in html
