@@ -79,10 +79,11 @@ def test_every_public_page_kind_has_no_serious_violation(live_server, browser, l
     assert found == {}
 
 
-def admin_page(browser, live_server, lang, path):
-    """A page of the admin at 1280 px, `rita` logged in, the browser asking for `lang`."""
+def admin_page(browser, live_server, lang, path, width=1280):
+    """A page of the admin at 1280 px (or `width`), `rita` logged in, the browser asking
+    for `lang`."""
     page = browser.new_page(
-        viewport={"width": 1280, "height": 900}, locale="ko-KR" if lang == "ko" else "en-GB"
+        viewport={"width": width, "height": 900}, locale="ko-KR" if lang == "ko" else "en-GB"
     )
     page.set_default_timeout(20_000)
     page.goto(f"{live_server.url}/admin/login/?next={path}")

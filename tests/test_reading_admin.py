@@ -134,6 +134,33 @@ def test_the_case_list_shows_every_column_clear_of_the_filters(live_server, brow
 
 @needs_chromium
 @pytest.mark.usefixtures("demo_library", "rita")
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_on_a_390_px_phone_the_case_list_scrolls_inside_its_box(live_server, browser, lang):
+    """The page stays as wide as the screen: the search, the actions and the filters in
+    view, the table scrolling sideways in its own box (it made the page 684 to 771 px wide,
+    the search and "Go" buttons off the screen)."""
+    page = admin_page(browser, live_server, lang, "/admin/cases/case/", width=390)
+    page.screenshot(path=SCREENSHOTS / f"admin-list-{lang}-390.png", full_page=True)
+    measured = page.evaluate(
+        """() => {
+          const right = (selector) => document.querySelector(selector)
+            .getBoundingClientRect().right;
+          const results = document.querySelector('#changelist-form .results');
+          return {
+            width: document.documentElement.scrollWidth,
+            search: right('#changelist-search input[type=submit]'),
+            go: right('.actions button[type=submit]'),
+            scrolls: results.scrollWidth > results.clientWidth,
+          };
+        }"""
+    )
+    assert measured["width"] == 390
+    assert measured["search"] <= 390 and measured["go"] <= 390
+    assert measured["scrolls"]  # the table's own box scrolls
+
+
+@needs_chromium
+@pytest.mark.usefixtures("demo_library", "rita")
 def test_sorted_korean_column_headings_break_between_words(live_server, browser):
     # Sorted by five columns: each heading has its buttons (priority, direction) beside it.
     page = admin_page(browser, live_server, "ko", "/admin/cases/case/?o=3.4.5.6.7")
