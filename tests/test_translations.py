@@ -175,6 +175,17 @@ def test_each_korean_text_has_its_own_state_and_still_correct_box(client, transl
     assert still_correct_box(html, "detection_en") is None
 
 
+def test_a_missing_korean_text_says_so_under_its_empty_box(client, translated, editor):
+    logged_in(client, editor)
+    save_admin(client, "IL-0137", trigger_ko="")
+    html = client.get(change_url("IL-0137")).content.decode()
+    missing = still_correct_box(html, "trigger_ko")
+    assert "Missing: Korean readers see the English of this text." in missing
+    assert 'name="still_correct"' not in missing  # nothing to confirm
+    korean = client.get(change_url("IL-0137"), HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert "없음" in still_correct_box(korean, "trigger_ko")
+
+
 def test_a_korean_page_of_the_admin_says_the_state_in_korean(client, translated, editor):
     logged_in(client, editor)
     save_admin(client, "IL-0137", lessons_en="Lessons, reworded.")

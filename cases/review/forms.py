@@ -80,8 +80,14 @@ class KoreanTextarea(AdminTextareaWidget):
     def render(self, name, value, attrs=None, renderer=None):
         textarea = super().render(name, value, attrs, renderer)
         text = self.text
-        if text is None or text.is_missing:
+        if text is None:
             return textarea
+        if text.is_missing:
+            return format_html(
+                '{}<p class="still-correct still-correct-missing">{}</p>',
+                textarea,
+                gettext("Missing: Korean readers see the English of this text."),
+            )
         if text.is_stale and text.english_at:
             state = gettext("Stale: the English changed on %(date)s.") % {
                 "date": text.english_at[:10]
