@@ -746,8 +746,9 @@ class CaseAdmin(LibraryAdmin):
                 request,
                 format_html(
                     _(
-                        "{case} was returned to draft: its content changed after {reviewer} "
-                        "reviewed it. A reviewer needs to approve it again."
+                        "{case} was returned to draft: it changed after {reviewer} reviewed it "
+                        "(a text, a field, a list, or a Korean text confirmed as still "
+                        "correct). A reviewer needs to approve it again."
                     ),
                     case=case.pk,
                     reviewer=reviewer,

@@ -53,7 +53,8 @@ def test_a_content_change_returns_a_reviewed_case_to_draft(client, reviewed, use
     ]
     page = client.get(response["Location"]).content.decode()
     assert (
-        "IL-0137 was returned to draft: its content changed after olga reviewed it. "
+        "IL-0137 was returned to draft: it changed after olga reviewed it (a text, a field, "
+        "a list, or a Korean text confirmed as still correct). "
         "A reviewer needs to approve it again." in page
     )
     client.logout()

@@ -533,3 +533,17 @@ def test_the_admin_index_counts_the_queue_and_links_terms(client, queue, editor)
     assert "/admin/cases/case/?translation=stale" in html
     assert "/admin/cases/term/?labels=no_korean" in html
     assert Case.objects.filter(Q(TRANSLATION_STATES[STALE])).count() == 2
+
+
+def test_confirming_a_korean_text_of_a_reviewed_case_returns_it_to_draft_saying_why(
+    client, translated, editor
+):
+    """Ticked, "Korean still correct" takes the stale mark off the public page: a change the
+    review did not vouch for, and the message says so rather than "its content changed"."""
+    logged_in(client, editor)
+    save_admin(client, "IL-0137", lessons_en="Lessons, reworded.")
+    Case.objects.filter(pk="IL-0137").update(reviewed_by="olga", reviewed_at=timezone.now())
+    response = save_admin(client, "IL-0137", still_correct=["lessons"])
+    page = client.get(response["Location"]).content.decode()
+    assert "a Korean text confirmed as still correct" in page
+    assert Case.objects.get(pk="IL-0137").is_draft
