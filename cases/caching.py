@@ -134,6 +134,13 @@ def _mark_public(response, state, etag):
     return response
 
 
+def mark_uncached(response):
+    """An answer no cache may keep without asking again (a 404, a redirect)."""
+    patch_cache_control(response, no_cache=True)
+    patch_vary_headers(response, ("Cookie", "Accept-Language"))
+    return response
+
+
 def _mark_private(response):
     patch_cache_control(response, private=True, no_cache=True)
     patch_vary_headers(response, ("Cookie", "Accept-Language"))
@@ -179,8 +186,14 @@ def public_page(view):
         response = view(request, *args, **kwargs)
         if hasattr(response, "render") and callable(response.render):
             response = response.render()
-        if response.status_code != 200 or response.streaming:
-            return _mark_private(response) if response.status_code >= 500 else response
+        if response.status_code >= 500:
+            return _mark_private(response)
+        if response.status_code != 200:
+            # Not kept here, nor by any shared cache: a CDN keeps a 404 for minutes unless
+            # told (a draft hidden as a 404 would stay hidden after its approval).
+            return mark_uncached(response)
+        if response.streaming:
+            return response
         headers = [(name, response[name]) for name in KEPT_HEADERS if response.has_header(name)]
         _cache_set(key, (response.status_code, headers, response.content))
         response[CACHE_HEADER] = "miss"

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_safe
 
 from cases import translations
 from cases.api import json_error
-from cases.caching import public_page
+from cases.caching import mark_uncached, public_page
 from cases.discover import citations
 from cases.discover.similar import similar_cases
 from cases.exchange.export import read_in_one_snapshot
@@ -348,4 +348,6 @@ def robots_txt(request):
 
 def not_found(request, exception=None):
     message = exception.args[0] if isinstance(exception, NoSuchPage) and exception.args else ""
-    return render(request, "404.html", {"message": message}, status=404)
+    # Kept by no shared cache (a CDN keeps a 404 for minutes unless told): a draft hidden
+    # as a 404 is public at once when approved.
+    return mark_uncached(render(request, "404.html", {"message": message}, status=404))

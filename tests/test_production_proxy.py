@@ -58,11 +58,18 @@ def test_behind_a_tls_terminator_in_front_of_nginx_pages_are_served_not_redirect
 
 def test_two_app_servers_behind_the_proxy_serve_pages_and_static_files(stack):
     first = get(stack.base + "/cases/IL-0137")
-    second = get(stack.base + "/cases/IL-0137")
-    assert (first[0], second[0]) == (200, 200)
+    assert first[0] == 200 and first[1]["X-Proxy-Cache"] == "MISS"
     assert "max-age=60" in first[1]["Cache-Control"]
-    assert (first[1]["X-Proxy-Cache"], second[1]["X-Proxy-Cache"]) == ("MISS", "HIT")
-    assert second[2] == first[2]
+    # The copy is stored as nginx finishes with the answer, which on a loaded machine can be
+    # just after the client has it all: one of the next requests is a hit.
+    later = []
+    for _ in range(3):
+        later.append(get(stack.base + "/cases/IL-0137"))
+        if later[-1][1]["X-Proxy-Cache"] == "HIT":
+            break
+        time.sleep(0.2)
+    assert later[-1][1]["X-Proxy-Cache"] == "HIT", (dict(first[1]), stack.logs())
+    assert all(answer[0] == 200 and answer[2] == first[2] for answer in later)
 
     status, headers, css = get(stack.base + "/static/css/site.css")
     assert status == 200 and "immutable" in headers["Cache-Control"]
