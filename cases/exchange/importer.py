@@ -148,7 +148,7 @@ class _NoProgress:
         pass
 
 
-def no_progress(_description, _total):
+def no_progress(_description, _total, _unit=None):
     return _NoProgress()
 
 
@@ -162,8 +162,9 @@ class _Refused(Exception):
 class CaseImport:
     """One run of the importer over some paths.
 
-    `progress(description, total_bytes)` makes a progress meter (an object with update(n)
-    and close()) for each pass over the files; the command gives a progress bar.
+    `progress(description, total, unit)` makes a progress meter (an object with update(n)
+    and close()): of the bytes read when checking, of the cases written when writing (the
+    second reading runs ahead of the writes); the command gives a progress bar.
     """
 
     def __init__(
@@ -219,16 +220,16 @@ class CaseImport:
     # Reading --------------------------------------------------------------------------
 
     def _read(self, description, *, again=False):
-        """Every CaseRecord and Problem of the files, one at a time, with a progress meter;
-        `again` for the second reading (the text checked the first time is checked for being
-        the same, by its fingerprint)."""
+        """Every CaseRecord and Problem of the files, one at a time, with a progress meter
+        of the bytes read (none for the second reading, `again`: the text checked the first
+        time is checked for being the same, by its fingerprint)."""
         total = 0
         for path in self.files:
             try:
                 total += path.stat().st_size
             except OSError:
                 pass
-        meter = self.progress(description, total)
+        meter = no_progress(description, total) if again else self.progress(description, total, "B")
         try:
             for path in self.files:
                 yield from iter_case_file(Path(path), meter.update, check_duplicate_keys=not again)
@@ -471,17 +472,21 @@ class CaseImport:
             )
             writer = _Writer(self, cursor)
             writer.prepare()
-            with vectors.Ahead() as ahead, gin_lists.Merger(merging) as merger:
-                # Each batch is written once the vectors of the next ones are under way.
-                waiting = deque()
-                for batch in self._batches():
-                    waiting.append((batch, ahead.derive(data for _facts, data in batch)))
-                    if len(waiting) > ahead.WORKERS:
-                        writer.write_batch(*waiting.popleft())
-                        merger.merge()
-                while waiting:
-                    writer.write_batch(*waiting.popleft())
-                writer.finish()
+            meter = self.progress("Writing", len(self.facts), "cases")
+            try:
+                with vectors.Ahead() as ahead, gin_lists.Merger(merging) as merger:
+                    # Each batch is written once the vectors of the next ones are under way.
+                    waiting = deque()
+                    for batch in self._batches():
+                        waiting.append((batch, ahead.derive(data for _facts, data in batch)))
+                        if len(waiting) > ahead.WORKERS:
+                            meter.update(writer.write_batch(*waiting.popleft()))
+                            merger.merge()
+                    while waiting:
+                        meter.update(writer.write_batch(*waiting.popleft()))
+                    writer.finish()
+            finally:
+                meter.close()
             _set_settings(cursor, settings_before)
             if dry_run:
                 transaction.set_rollback(True)
@@ -659,10 +664,11 @@ class _Writer:
 
     def write_batch(self, batch, derived):
         """Write the cases of this batch that changed; `derived`: the future of their search
-        vectors (vectors.Ahead)."""
+        vectors (vectors.Ahead). Returns how many cases of the run it has dealt with."""
+        dealt_with = len(batch)
         batch = [(facts, data) for facts, data in batch if facts.case_id not in self.kept]
         if not batch:
-            return
+            return dealt_with
         ids = [facts.case_id for facts, _data in batch]
         # Locked until the run ends, so that no admin save comes between the comparison
         # below and the write (the admin locks a case's row to save it too).
@@ -708,7 +714,7 @@ class _Writer:
                 updated.append(data)
                 self.previous_organisations.add(previous[case_id])
         if not (created or updated):
-            return
+            return dealt_with
         self.wrote = True
         try:
             if updated:
@@ -731,6 +737,7 @@ class _Writer:
                     line=first.line,
                 )
             ) from error
+        return dealt_with
 
     def delete_lists(self, ids):
         for model, column in (

@@ -27,15 +27,15 @@ def new_terms_warning(new_terms, *, dry_run):
 
 
 def progress_bars(stream):
-    """Progress bars on `stream` (tqdm), by bytes read, one for each pass over the files."""
+    """Progress bars on `stream` (tqdm): of the bytes checked, then of the cases written."""
     from tqdm import tqdm
 
-    def bar(description, total):
+    def bar(description, total, unit):
         return tqdm(
             total=total,
             desc=description,
-            unit="B",
-            unit_scale=True,
+            unit=unit,
+            unit_scale=unit == "B",
             unit_divisor=1024,
             file=stream,
             leave=False,
