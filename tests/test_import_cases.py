@@ -214,6 +214,13 @@ def test_malformed_json_lines_names_the_line(tmp_path, library):
             "A-1: timeline.detected_after: '45 minutes' is not an ISO 8601 duration",
         ),
         (lambda c: c.update(severity="Very Bad"), "A-1: severity: 'Very Bad' is not a slug"),
+        # One message a field, the narrower of the two types the schema checks it for.
+        (lambda c: c["title"].update(en=5), "A-1: title.en: must be string, not a number"),
+        # A value that may be null says so.
+        (
+            lambda c: c["sources"][0].update(archived=5),
+            "A-1: sources[0].archived: must be string or null, not a number",
+        ),
     ],
     ids=[
         "missing-field",
@@ -231,6 +238,8 @@ def test_malformed_json_lines_names_the_line(tmp_path, library):
         "bad-timestamp",
         "bad-duration",
         "bad-slug",
+        "english-title-not-a-string",
+        "nullable-not-a-string",
     ],
 )
 def test_bad_case_is_refused_naming_its_place(tmp_path, library, change, expected):

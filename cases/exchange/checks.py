@@ -162,8 +162,14 @@ def _most_telling(error):
     return error
 
 
+def _allows_null(error):
+    """Whether a oneOf/anyOf that failed has a branch for null (an optional value)."""
+    return any(e.validator == "type" and e.validator_value == "null" for e in error.context)
+
+
 def describe(error):
     """(field path, message in words) for one jsonschema error."""
+    or_null = " or null" if error.context and _allows_null(error) else ""
     error = _most_telling(error)
     path = list(error.absolute_path)
     kind, value = error.validator, error.instance
@@ -177,7 +183,7 @@ def describe(error):
     if kind == "type":
         wanted = error.validator_value
         wanted = " or ".join(wanted) if isinstance(wanted, list) else wanted
-        return field_path(path), f"must be {wanted}, not {_json_type(value)}"
+        return field_path(path), f"must be {wanted}{or_null}, not {_json_type(value)}"
     if kind == "pattern":
         return field_path(path), f"{value!r} is not {_pattern_meaning(path)}"
     if kind == "maxLength":
@@ -209,10 +215,33 @@ def check_format(record):
     if _surely_valid(record.data):
         return True
     errors = sorted(case_validator().iter_errors(record.data), key=lambda e: list(map(str, e.path)))
-    for error in errors:
+    for error in _narrowest_types(errors):
         path, message = describe(error)
         record.problem(message, path=path or None)
     return not errors
+
+
+def _narrowest_types(errors):
+    """The errors, with one type error a field: a field whose type two parts of the schema
+    check (a required English text: "string or null", then "string") gets the narrower."""
+    widths = {}
+    for error in errors:
+        if error.validator == "type":
+            wanted = error.validator_value
+            width = len(wanted) if isinstance(wanted, list) else 1
+            key = tuple(error.absolute_path)
+            widths[key] = min(widths.get(key, width), width)
+    kept, said = [], set()
+    for error in errors:
+        if error.validator == "type":
+            wanted = error.validator_value
+            width = len(wanted) if isinstance(wanted, list) else 1
+            key = tuple(error.absolute_path)
+            if width != widths[key] or key in said:
+                continue  # a wider one, or the same width said once already
+            said.add(key)
+        kept.append(error)
+    return kept
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
