@@ -188,6 +188,7 @@ class CaseImport:
         self.case_problems = defaultdict(list)  # index in self.facts -> problems of the case
         self._shared = {}  # one object for equal org names, slugs and (facet, slug) pairs
         self._other_documents = set()  # files found to hold something else than cases
+        self.kept_at_check = set()  # with --keep-existing: the cases stored when checked
 
     def run(self, *, dry_run=False):
         self.check()
@@ -253,8 +254,10 @@ class CaseImport:
         with_ids = [(i, f) for i, f in enumerate(self.facts) if f.case_id]
         # With --keep-existing, a case already in the library is left as it is: the rules
         # spanning cases (its organisation's name, its references, its terms) are those of
-        # the stored case, not of the file's (the writing decides again, under its lock).
-        kept = set(stored_case_ids(f.case_id for f in self.facts)) if self.keep_existing else ()
+        # the stored case, not of the file's. The writing refuses the run if one of them is
+        # gone by then (deleted in the admin meanwhile): it was never checked.
+        kept = set(stored_case_ids(f.case_id for f in self.facts)) if self.keep_existing else set()
+        self.kept_at_check = kept
         valid = [(i, f) for i, f in enumerate(self.facts) if f.valid and f.case_id not in kept]
         self.check_unique_ids(with_ids)
         self.check_organisations(valid)
@@ -605,6 +608,15 @@ class _Writer:
     def prepare(self):
         run = self.run
         stored = set(stored_case_ids(f.case_id for f in run.facts))
+        if gone := sorted(run.kept_at_check - stored):
+            raise _Refused(
+                Problem(
+                    ", ".join(map(str, run.paths)),
+                    f"{', '.join(gone[:3])}{' and more' if len(gone) > 3 else ''} left the "
+                    "library while the run was checked (left alone then, so never checked); "
+                    "nothing was written, import it again",
+                )
+            )
         self.kept = set()
         if run.keep_existing:
             for facts in run.facts:

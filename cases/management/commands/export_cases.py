@@ -38,12 +38,12 @@ class Command(BaseCommand):
             self.export(ids, target)
         except OSError as error:
             raise CommandError(
-                f"{error.filename or target}: cannot be written: {error.strerror}; "
-                "nothing was written."
+                f"{target or 'the output'}: cannot be written: {error.strerror}; "
+                + ("nothing was written." if target else "it may be incomplete.")
             ) from error
         except OperationalError as error:
             raise CommandError(
-                f"the database cannot be reached: {str(error).strip().splitlines()[0]}"
+                f"the database failed: {str(error).strip().splitlines()[0]}"
             ) from error
 
     def export(self, ids, target):

@@ -100,8 +100,7 @@ class Command(BaseCommand):
             result = run.run(dry_run=dry_run)
         except OperationalError as error:
             raise CommandError(
-                f"the database cannot be reached: {str(error).strip().splitlines()[0]}; "
-                "nothing was imported."
+                f"the database failed: {str(error).strip().splitlines()[0]}; nothing was imported."
             ) from error
         if not result.ok:
             for problem in result.problems:
