@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from jsonschema import Draft202012Validator, FormatChecker, validators
 from jsonschema.exceptions import ValidationError
 
+from cases.exchange.format import BILINGUAL_FIELDS
 from cases.models import OWN_RECURRENCE, RELATED_TO_ITSELF, Facet
 from cases.patterns import case_schema, whole
 
@@ -147,10 +148,8 @@ def _pattern_meaning(path):
     if last == "source":
         return "16 lowercase hexadecimal digits (the start of the English text's SHA-256)"
     if last == "translations":
-        return (
-            "the name of a text: title, summary, trigger, symptoms_text, detection, lessons, "
-            "remediation[i] or action_items[i]"
-        )
+        texts = [*BILINGUAL_FIELDS, "remediation[i]", "action_items[i]"]
+        return f"the name of a text: {', '.join(texts[:-1])} or {texts[-1]}"
     return "a slug: lowercase letters, digits and single hyphens"
 
 
@@ -224,24 +223,20 @@ def check_format(record):
 def _narrowest_types(errors):
     """The errors, with one type error a field: a field whose type two parts of the schema
     check (a required English text: "string or null", then "string") gets the narrower."""
-    widths = {}
+
+    def width(error):
+        wanted = error.validator_value
+        return len(wanted) if isinstance(wanted, list) else 1
+
+    narrowest = {}  # field path -> its narrowest type error
     for error in errors:
-        if error.validator == "type":
-            wanted = error.validator_value
-            width = len(wanted) if isinstance(wanted, list) else 1
-            key = tuple(error.absolute_path)
-            widths[key] = min(widths.get(key, width), width)
-    kept, said = [], set()
-    for error in errors:
-        if error.validator == "type":
-            wanted = error.validator_value
-            width = len(wanted) if isinstance(wanted, list) else 1
-            key = tuple(error.absolute_path)
-            if width != widths[key] or key in said:
-                continue  # a wider one, or the same width said once already
-            said.add(key)
-        kept.append(error)
-    return kept
+        key = tuple(error.absolute_path)
+        if error.validator == "type" and (
+            key not in narrowest or width(error) < width(narrowest[key])
+        ):
+            narrowest[key] = error
+    kept = set(map(id, narrowest.values()))
+    return [error for error in errors if error.validator != "type" or id(error) in kept]
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
