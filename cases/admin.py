@@ -783,6 +783,8 @@ class CaseAdmin(LibraryAdmin):
     def approve_selected(self, request, queryset):
         """Ask first, showing each case's version; then approve those still as shown."""
         cases = self.chosen(request, queryset)
+        if cases is None:
+            return None
         if not request.POST.get("post"):
             return self.confirmation(
                 request, "approve_selected_confirmation.html", _("Approve cases"), cases
@@ -833,6 +835,8 @@ class CaseAdmin(LibraryAdmin):
     def return_selected_to_draft(self, request, queryset):
         """Ask first, showing each case's version; then return those still as shown."""
         cases = self.chosen(request, queryset)
+        if cases is None:
+            return None
         if not request.POST.get("post"):
             return self.confirmation(
                 request, "return_selected_confirmation.html", _("Return cases to draft"), cases
@@ -878,16 +882,29 @@ class CaseAdmin(LibraryAdmin):
             )
         return None
 
-    @staticmethod
-    def chosen(request, queryset):
-        """The cases an action acts on. Once confirmed: every case the confirmation listed
-        (their ids are posted), whether or not it still matches the list's filters (Django
-        filters the selection by them again): a case approved or edited meanwhile is then
-        refused by name, not left out in silence."""
+    def chosen(self, request, queryset):
+        """The cases an action acts on, or None (with a message) when they are more than
+        review.BULK_LIMIT. Once confirmed: every case the confirmation listed (their ids are
+        posted), whether or not it still matches the list's filters (Django filters the
+        selection by them again): a case approved or edited meanwhile is then refused by
+        name, not left out in silence."""
         if request.POST.get("post"):
             queryset = Case.objects.filter(
                 pk__in=request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)
             )
+        count = queryset.count()
+        if count > review.BULK_LIMIT:
+            self.message_user(
+                request,
+                _(
+                    "You chose %(count)s cases; a review action takes at most %(limit)s at a "
+                    "time. Nothing was changed: narrow the list with its filters or its search, "
+                    "or choose cases on one page."
+                )
+                % {"count": count, "limit": review.BULK_LIMIT},
+                messages.ERROR,
+            )
+            return None
         return list(queryset.select_related("organisation").order_by("id"))
 
     def confirmation(self, request, template, title, cases):

@@ -288,3 +288,72 @@ def test_a_case_that_left_the_filtered_list_meanwhile_is_named_not_dropped(
     html = response.content.decode()
     assert "1 case approved: T-1." in html
     assert "T-2 was changed by " in html and "It was not approved." in html
+
+
+@pytest.fixture
+def many_drafts(db, tmp_path):
+    """One draft more than a bulk review action takes (review.BULK_LIMIT)."""
+    from cases.review.workflow import BULK_LIMIT
+
+    cases = [make_case(f"M-{n:04}") for n in range(BULK_LIMIT + 1)]
+    for case in cases:
+        case["related"], case["recurrence_of"] = [], None
+    import_cases(write_json(tmp_path / "many.json", cases))
+    return BULK_LIMIT
+
+
+@pytest.mark.parametrize("action", ["approve_selected", "return_selected_to_draft"])
+def test_a_bulk_review_of_more_cases_than_the_limit_is_refused_whole(
+    client, many_drafts, reviewer, action
+):
+    """ "Select all" of a large list: refused with a message, nothing changed, no page of
+    every case (nor a confirmation POST larger than Django accepts)."""
+    logged_in(client, reviewer)
+    before = list(Case.objects.order_by("id").values_list("id", "version", "reviewed_by"))
+    response = client.post(
+        CHANGELIST,
+        {"action": action, "_selected_action": ["M-0000"], "select_across": "1", "index": "0"},
+        follow=True,
+    )
+    html = response.content.decode()
+    assert response.redirect_chain and response.status_code == 200
+    assert (
+        f"You chose {many_drafts + 1} cases; a review action takes at most {many_drafts} at a "
+        "time. Nothing was changed" in html
+    )
+    assert list(Case.objects.order_by("id").values_list("id", "version", "reviewed_by")) == before
+    # The same refusal for a confirmation posting more ids than the limit.
+    response = client.post(
+        CHANGELIST,
+        {
+            "action": action,
+            "post": "yes",
+            "_selected_action": list(Case.objects.values_list("id", flat=True)),
+            "index": "0",
+        },
+        follow=True,
+    )
+    assert "a review action takes at most" in response.content.decode()
+    assert list(Case.objects.order_by("id").values_list("id", "version", "reviewed_by")) == before
+
+
+def test_a_bulk_approval_of_as_many_cases_as_the_limit_is_confirmed_in_one_post(
+    client, many_drafts, reviewer
+):
+    """The confirmation of the largest bulk approval fits in what Django accepts of a POST."""
+    Case.objects.filter(pk="M-0000").delete()
+    logged_in(client, reviewer)
+    asked = client.post(
+        CHANGELIST,
+        {
+            "action": "approve_selected",
+            "_selected_action": ["M-0001"],
+            "select_across": "1",
+            "index": "0",
+        },
+    )
+    assert len(asked.context["selection"]) == many_drafts
+    response = confirm_bulk_approval(client, asked)
+    assert response.status_code == 200
+    assert f"{many_drafts} cases approved" in response.content.decode()
+    assert not Case.objects.filter(reviewed_by__isnull=True).exists()

@@ -28,6 +28,13 @@ APPROVED_AGAIN = gettext_noop("Approved again, replacing the previous review.")
 RETURNED_TO_DRAFT = gettext_noop("Returned to draft.")
 RETURNED_EDITED = gettext_noop("Returned to draft (edited).")
 
+# Cases one bulk approval or return acts on at most. Each is its own write (a reviewer vouches
+# for each case, and a case changed meanwhile is refused alone), a few milliseconds apiece:
+# "every draft" of a 100,000-case library would outlast any request, and its confirmation
+# page, listing every case with its version, would outgrow what Django accepts in one POST
+# (DATA_UPLOAD_MAX_NUMBER_FIELDS, 1,000 fields: two a case).
+BULK_LIMIT = 200
+
 
 class ReviewRefused(Exception):
     """An approval, return or edit that would overwrite or override someone else's work."""
