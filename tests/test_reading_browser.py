@@ -129,6 +129,27 @@ def test_a_source_address_breaks_but_the_korean_around_it_does_not(live_server, 
     assert measured["found"] == []
 
 
+LONG_WORD = "https://status.example.com/incidents/an-unbroken-address-of-the-report-2026-04-01"
+
+
+@pytest.fixture
+def case_titled_with_an_address(tmp_path):
+    title = {"en": f"Outage described at {LONG_WORD}", "ko": f"{LONG_WORD} 에 적힌 장애"}
+    import_cases(write_json(tmp_path / "address.json", make_case("URL-1", title=title)))
+
+
+@needs_chromium
+@pytest.mark.usefixtures("case_titled_with_an_address")
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_word_longer_than_a_phone_wraps_in_either_language(live_server, phone_page, lang):
+    """An address in a title or in the search box's chip breaks rather than widen the page."""
+    page = phone_page
+    for path in ("/cases/URL-1", "/cases/", f"/cases/?q={LONG_WORD}", "/"):
+        page.goto(f"{live_server.url}{path}{'&' if '?' in path else '?'}lang={lang}")
+        assert LONG_WORD in page.inner_text("main"), path  # the long word is on the page
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
+
+
 def pdf_text(pdf):
     pdftotext = shutil.which("pdftotext")
     if pdftotext is None:
