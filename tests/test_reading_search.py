@@ -59,11 +59,16 @@ def test_no_precision_is_lost(korean_cases):
     assert found("스토리지") == {"K-1", "K-2"}
 
 
-@pytest.mark.parametrize(
-    "word", ["스토리지", "데이터", "네트워크", "가", "NFS의", "S3가", "timeouts"]
-)
+@pytest.mark.parametrize("word", ["스토리지", "데이터", "네트워크", "가", "timeouts", "A가"])
 def test_a_bare_word_a_single_syllable_and_latin_words_are_searched_as_typed(word):
     assert korean.stems(word) == word
+
+
+@pytest.mark.parametrize(
+    "typed, stem", [("NFS의", "NFS"), ("S3가", "S3"), ("timeouts가", "timeouts"), ("API를", "API")]
+)
+def test_a_latin_word_with_a_particle_is_searched_as_the_latin_word(typed, stem):
+    assert korean.stems(typed) == stem
 
 
 def test_search_syntax_is_kept_around_the_stems():

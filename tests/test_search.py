@@ -83,6 +83,19 @@ def test_a_latin_or_number_word_with_a_korean_ending_is_found_by_itself(client, 
     assert found(client, "메타데이터 -nfs") == []
 
 
+def test_a_latin_word_with_a_particle_finds_the_word_however_it_is_followed(client, tmp_path):
+    store(
+        tmp_path,
+        plain_case("N-1", summary={"en": "Something failed.", "ko": "NFS의 메타데이터가 멈췄다."}),
+        plain_case("N-2", summary={"en": "Something failed.", "ko": "NFS가 멈췄다."}),
+        plain_case("N-3", summary={"en": "The NFS server hung.", "ko": None}),
+        plain_case("N-4", summary={"en": "The GPU failed.", "ko": "GPU가 멈췄다."}),
+    )
+    assert found(client, "NFS의") == ["N-1", "N-2", "N-3"]
+    assert found(client, "NFS가") == found(client, "NFS")
+    assert found(client, "GPU가") == ["N-4"]
+
+
 def test_a_quoted_phrase_matches_only_the_words_together(client, tmp_path):
     saturated = {"en": "The metadata service saturated.", "ko": "메타데이터 서비스가 포화됐다."}
     lost = {"en": "The service lost its metadata.", "ko": "서비스가 메타데이터를 잃었다."}

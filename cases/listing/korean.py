@@ -17,7 +17,7 @@ import warnings
 from functools import lru_cache
 
 # A word with a Hangul syllable, as the search text separates them (Latin and digits may lead:
-# `S3가`, `NFS의`).
+# `S3가`, `NFS의`, cut to `S3`, `NFS`).
 KOREAN_WORD = re.compile(r"[0-9A-Za-z]*[가-힣][0-9A-Za-z가-힣]*")
 # Morphemes cut from the end of a word: particles (J...), endings (E...), and the verb-making
 # suffixes and copula before them.
@@ -63,13 +63,11 @@ def stem(word):
         cut += 1
     if cut == len(tokens) or cut == 0:
         return word
-    start = tokens[cut].start
-    stemmed = word[:start]
-    if len(stemmed) < SHORTEST_STEM or not re.search(r"[가-힣]", stemmed[-1]):
-        # Too short to search for, or a Latin or number word (`S3가`): the search vector
-        # already finds that part alone.
-        return word
-    return stemmed
+    stemmed = word[: tokens[cut].start]
+    # A stem too short to search for is not cut to. A Latin or number stem (`NFS의` to `NFS`,
+    # `S3가` to `S3`) is searched as an English word, which the search vector holds for the
+    # leading Latin run of a Korean word too: `NFS` finds `NFS가` and English `NFS` alike.
+    return word if len(stemmed) < SHORTEST_STEM else stemmed
 
 
 def stems(text):
