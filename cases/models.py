@@ -275,7 +275,10 @@ class CaseQuerySet(models.QuerySet):
         return self.filter(Exists(Source.objects.filter(case=OuterRef("pk"), url=url)))
 
     def recurrence_chain(self, case):
-        """Every case linked to `case` by recurrence_of, earlier and later, oldest first.
+        """Every case linked to `case` by recurrence_of, earlier and later, as a list in the
+        order of the links: each case after the one it repeats, whatever their dates (a
+        recurrence may be dated before its original); cases repeating the same one, oldest
+        first.
 
         One query: a recursive walk up (what it repeats) and down (what repeated it).
         """
@@ -296,7 +299,27 @@ class CaseQuerySet(models.QuerySet):
             """,
             [case.id, case.id],
         )
-        return self.filter(id__in=walk).order_by("date", "id")
+        return in_link_order(self.filter(id__in=walk).order_by("date", "id"))
+
+
+def in_link_order(cases):
+    """`cases` (oldest first), each followed by the cases repeating it, depth first. A case
+    whose original is not among them (a hidden draft between) starts a chain of its own."""
+    cases = list(cases)
+    ids = {case.id for case in cases}
+    repeating = {}
+    for case in cases:
+        original = case.recurrence_of_id if case.recurrence_of_id in ids else None
+        repeating.setdefault(original, []).append(case)
+    ordered, seen = [], set()
+    to_visit = list(reversed(repeating.get(None, [])))
+    while to_visit:  # depth first, without recursion: a chain may be long
+        case = to_visit.pop()
+        if case.id not in seen:  # stored data holds no loop; a walk never repeats anyway
+            seen.add(case.id)
+            ordered.append(case)
+            to_visit.extend(reversed(repeating.get(case.id, [])))
+    return ordered
 
 
 class DateKind(models.TextChoices):

@@ -91,10 +91,10 @@ def case_detail(request, case_id):
     if case_id != case_id.upper():
         return redirect("cases:detail", case_id=case_id.upper(), permanent=True)
     case = _get_case(case_id)
-    chain = list(
+    chain = (
         Case.objects.published()
-        .recurrence_chain(case)
         .only("id", "title_en", "title_ko", "date", "recurrence_of_id", "reviewed_at")
+        .recurrence_chain(case)
     )
     related_from = list(
         Case.objects.published()
@@ -143,7 +143,12 @@ def case_detail(request, case_id):
                 case,
                 language,
                 shown_terms,
-                [*related, *related_from, *recurrence_chain, *(found.case for found in similar)],
+                [
+                    *related,
+                    *related_from,
+                    *(other for other in recurrence_chain if other.id != case.id),
+                    *(found.case for found in similar),
+                ],
             ),
             "impact_in_english": _impact_in_english(case, language),
         },

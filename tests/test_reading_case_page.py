@@ -176,6 +176,52 @@ def test_the_recurrence_chain_says_in_plain_words_which_case_repeats_which(clien
     assert "뒤에 다시 일어난 같은 장애: 이 사례를 되풀이했습니다" in korean
 
 
+def test_the_recurrence_chain_follows_the_links_whatever_the_dates(client, tmp_path):
+    """A recurrence dated before its original still comes after it: the chain reads as the
+    links say, each case after the one it repeats."""
+    write_json(
+        tmp_path / "run.json",
+        [
+            make_case("A-1", date="2022-01-01"),
+            make_case("A-2", date="2021-01-01", recurrence_of="A-1"),
+            make_case("A-3", date="2020-01-01", recurrence_of="A-1"),
+            make_case("A-4", date="2019-01-01", recurrence_of="A-2"),
+        ],
+    )
+    import_cases(tmp_path / "run.json")
+    chain = section(page(client, "/cases/A-1"), "recurrence")
+    items = chain.split("<li")[1:]
+    assert [next(i for i in ("A-1", "A-2", "A-3", "A-4") if i in item) for item in items] == [
+        "A-1",  # the original
+        "A-3",  # repeats A-1, the older of its two recurrences
+        "A-2",  # repeats A-1
+        "A-4",  # repeats A-2: right after it
+    ]
+    middle = section(page(client, "/cases/A-2"), "recurrence").split("<li")[1:]
+    assert "A-1" in middle[0] and "this case repeats it" in middle[0]
+    assert len(middle) == 3  # what A-2 repeats, A-2, what repeats A-2: not its sibling A-3
+    assert "A-4" in middle[2] and "it repeats this case" in middle[2]
+
+
+def test_the_korean_note_names_other_titles_only_for_other_cases(client, tmp_path):
+    """The case's own title in English is "the title", not "titles of other cases", even
+    though the case is in its own recurrence chain."""
+    english_only = {"en": "Only in English", "ko": None}
+    write_json(
+        tmp_path / "run.json",
+        [
+            make_case("A-1", date="2020-01-01"),
+            make_case("A-2", date="2021-01-01", recurrence_of="A-1", title=english_only),
+        ],
+    )
+    import_cases(tmp_path / "run.json")
+    note = page(client, "/cases/A-2?lang=ko").split('class="fallback-note"')[1].split("</p>")[0]
+    assert "제목" in note  # its own title
+    assert "다른 사례의 제목" not in note
+    note = page(client, "/cases/A-1?lang=ko").split('class="fallback-note"')[1].split("</p>")[0]
+    assert "다른 사례의 제목" in note  # A-2's title, in A-1's chain, is English
+
+
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_an_unknown_case_in_json_answers_a_json_404(client, db, lang):
     response = client.get(f"/cases/IL-9999.json?lang={lang}")
