@@ -342,8 +342,9 @@ def test_a_stale_korean_text_is_noted_as_on_the_case_page(client, tmp_path):
     assert result.count(STALE_NOTE_KO) == 2
     note = f'<small class="stale-note" role="note">{STALE_NOTE_KO} (2026-12-01)'
     assert re.search(rf"<span>경보가 울렸다.</span>\s*{re.escape(note)}", result)
-    assert 'href="/cases/K-1?lang=en#detection" hreflang="en"' in result
+    # The English beside the Korean: a ?lang=en link would switch the whole library.
+    assert 'href="/cases/K-1/both#detection"' in result and "lang=en" not in result
     assert re.search(r"<li><span>어레이를 다시 만들었다</span>\s*</li>", result)  # current
-    assert 'href="/cases/K-1?lang=en#remediation" hreflang="en"' in result
+    assert 'href="/cases/K-1/both#remediation"' in result
     english = page(client, "/diagnose/?symptoms=rare-k&lang=en")
     assert "stale-note" not in english.split('class="diagnosis-results"')[1]

@@ -351,14 +351,19 @@ def stale_and_missing_case():
     return case
 
 
-def test_the_korean_page_marks_a_stale_text_quietly_and_links_english_and_both(
+def test_the_korean_page_marks_a_stale_text_quietly_and_links_the_english_beside_it(
     client, stale_summary
 ):
     html = client.get("/cases/IL-0137?lang=ko").content.decode()
     assert html.count(STALE_NOTE_KO) == 2  # the summary and the second step
     assert f"{STALE_NOTE_KO} (2026-12-01)" in html
-    assert 'href="/cases/IL-0137?lang=en#summary"' in html
+    # The English beside the Korean, where the section is: not the English page, whose
+    # ?lang=en would switch the reader's whole library to English.
     assert 'href="/cases/IL-0137/both#summary"' in html
+    notes = re.findall(r'class="stale-note".*?</(?:p|small)>', html)
+    assert len(notes) == 2 and not any("lang=en" in note for note in notes)
+    both = client.get("/cases/IL-0137/both")
+    assert 'id="summary"' in both.content.decode() and "Set-Cookie" not in both.headers
     # The stale Korean is still what is shown.
     assert stale_summary["summary"]["ko"].split("\n")[0][:20] in html
 
