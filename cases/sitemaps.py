@@ -2,9 +2,14 @@
 (with their last update), the taxonomy terms and organisations, each cut into pages of at most
 SECTION_SIZE addresses (/sitemap-cases.xml?p=2).
 
+Each page is listed once per language at its canonical address, the one its
+`<link rel="canonical">` gives (`/cases/A-1?lang=ko`, the language switcher's own links), with
+every language's address and the address without `?lang` (`x-default`, which goes by the
+reader's language) as its alternates: a search engine is told each language version and the
+others of each. So a section holds SECTION_SIZE / 2 pages.
+
 Django's own view writes the index. A section is written by `section` below rather than by
-Django's template, which takes most of a second for 10,000 addresses: each address with its
-Korean and English alternates (`?lang=`, the language switcher's own links) and `x-default`.
+Django's template, which takes most of a second for 10,000 addresses.
 """
 
 from functools import cache
@@ -31,14 +36,21 @@ def case_prefix():
 
 
 class LibrarySitemap(Sitemap):
-    limit = SECTION_SIZE
+    limit = SECTION_SIZE // len(settings.LANGUAGES)  # pages: each is listed once per language
 
 
 class PageSitemap(LibrarySitemap):
     changefreq = "daily"
 
     def items(self):
-        return ["cases:home", "cases:list", "cases:taxonomy", "cases:orgs"]
+        return [
+            "cases:home",
+            "cases:list",
+            "cases:diagnose",
+            "cases:stats",
+            "cases:taxonomy",
+            "cases:orgs",
+        ]
 
     def location(self, name):
         return reverse(name)
@@ -101,19 +113,21 @@ def section(request, section):
         raise Http404("There is no such page of the sitemap.") from None
     root = f"{request.scheme}://{request.get_host()}"
     has_lastmod = hasattr(sitemap, "lastmod")
+    codes = [code for code, _name in settings.LANGUAGES]
     entries = []
     for item in page.object_list:
         address = escape(root + sitemap.location(item))
         links = "".join(
             f'<xhtml:link rel="alternate" hreflang="{code}" href="{address}?lang={code}"/>'
-            for code, _name in settings.LANGUAGES
+            for code in codes
         )
+        links += f'<xhtml:link rel="alternate" hreflang="x-default" href="{address}"/>'
         lastmod = sitemap.lastmod(item) if has_lastmod else None
-        entries.append(
-            f"<url><loc>{address}</loc>"
-            + (f"<lastmod>{lastmod.date().isoformat()}</lastmod>" if lastmod else "")
-            + f"<changefreq>{sitemap.changefreq}</changefreq>{links}"
-            + f'<xhtml:link rel="alternate" hreflang="x-default" href="{address}"/></url>'
+        about = (f"<lastmod>{lastmod.date().isoformat()}</lastmod>" if lastmod else "") + (
+            f"<changefreq>{sitemap.changefreq}</changefreq>"
+        )
+        entries.extend(
+            f"<url><loc>{address}?lang={code}</loc>{about}{links}</url>" for code in codes
         )
     xml = (
         '<?xml version="1.0" encoding="UTF-8"?>\n'

@@ -32,26 +32,50 @@ def sitemap_entries(client):
 def test_the_sitemap_lists_cases_with_their_last_update_and_the_browsing_pages(client, tmp_path):
     store(tmp_path, *six_cases())
     entries = sitemap_entries(client)
-    assert entries["http://testserver/cases/A-1"].text == "2026-11-09"
-    for page in ("/", "/cases/", "/taxonomy/", "/orgs/", "/taxonomy/components/dns/",
-                 "/taxonomy/severity/critical/", "/orgs/globex/"):  # fmt: skip
-        assert f"http://testserver{page}" in entries, page
-    assert len([loc for loc in entries if "/cases/A-" in loc]) == 6
+    for lang in ("en", "ko"):
+        assert entries[f"http://testserver/cases/A-1?lang={lang}"].text == "2026-11-09"
+        for page in ("/", "/cases/", "/diagnose/", "/stats/", "/taxonomy/", "/orgs/",
+                     "/taxonomy/components/dns/", "/taxonomy/severity/critical/",
+                     "/orgs/globex/"):  # fmt: skip
+            assert f"http://testserver{page}?lang={lang}" in entries, (page, lang)
+    assert len([loc for loc in entries if "/cases/A-" in loc]) == 12
+
+
+def test_each_address_is_the_canonical_address_of_its_page_with_its_alternates(
+    client, tmp_path
+):
+    """A search engine is given the address each page names as its canonical one, and each
+    language's address beside it."""
+    store(tmp_path, *six_cases())
+    section = ET.fromstring(client.get("/sitemap-pages.xml").content)
+    urls = section.findall(f"{SITEMAP}url")
+    assert len(urls) == 12  # six pages, two languages
+    for url in urls:
+        loc = url.find(f"{SITEMAP}loc").text
+        html = client.get(loc.removeprefix("http://testserver")).content.decode()
+        assert f'<link rel="canonical" href="{loc}">' in html, loc
+        alternates = {
+            link.get("hreflang"): link.get("href")
+            for link in url.findall("{http://www.w3.org/1999/xhtml}link")
+        }
+        bare = loc.split("?")[0]
+        assert alternates == {"en": f"{bare}?lang=en", "ko": f"{bare}?lang=ko", "x-default": bare}
 
 
 def test_the_sitemap_is_an_index_of_sections_of_at_most_its_section_size(
     client, tmp_path, monkeypatch
 ):
-    from cases.sitemaps import CaseSitemap
+    from cases.sitemaps import SECTION_SIZE, CaseSitemap
 
+    assert CaseSitemap.limit * 2 == SECTION_SIZE  # pages, each at two addresses
     store(tmp_path, *six_cases())
     monkeypatch.setattr(CaseSitemap, "limit", 4)
     sections = sitemap_sections(client)
     assert "http://testserver/sitemap-cases.xml" in sections
     assert "http://testserver/sitemap-cases.xml?p=2" in sections
     second = ET.fromstring(client.get("/sitemap-cases.xml?p=2").content)
-    assert len(second.findall(f"{SITEMAP}url")) == 2
-    assert len([loc for loc in sitemap_entries(client) if "/cases/A-" in loc]) == 6
+    assert len(second.findall(f"{SITEMAP}url")) == 4  # two cases, each in two languages
+    assert len([loc for loc in sitemap_entries(client) if "/cases/A-" in loc]) == 12
 
 
 def test_robots_txt_points_to_the_sitemap_and_keeps_crawlers_out_of_the_admin(client):
