@@ -45,8 +45,8 @@ from cases.models import Case, DeletedCase, Facet, Term
 
 MAX_PER_PAGE = 100
 BEYOND_EVERY_PAGE = 10**18
-# Parameters every page takes: `lang` chooses the language of error messages.
-PAGING_PARAMS = ("page", "per_page", "lang")
+# Parameters of a paged answer.
+PAGING_PARAMS = ("page", "per_page")
 ALLOWED_METHODS = ("GET", "HEAD")
 SYNCED_AT_HEADER = "Incidentlib-Synced-At"
 
@@ -124,8 +124,10 @@ def _paging_problems(request):
     return page_number, per_page, bad
 
 
-def _unknown_parameters(request, known):
-    unknown = sorted(set(request.GET) - set(known) - set(PAGING_PARAMS))
+def _unknown_parameters(request, known=()):
+    """The JSON 400 naming each parameter the address does not take, or None. Every address
+    takes `lang`, the language of its error messages."""
+    unknown = sorted(set(request.GET) - {*known, "lang"})
     if unknown:
         return json_error(
             400,
@@ -172,7 +174,7 @@ def _paged(request, items, page_number, per_page, result):
 @with_sync_time
 @read_in_one_snapshot
 def case_list(request):
-    if unknown := _unknown_parameters(request, CaseFilter.base_filters):
+    if unknown := _unknown_parameters(request, [*CaseFilter.base_filters, *PAGING_PARAMS]):
         return unknown
     page_number, per_page, bad = _paging_problems(request)
     selection = CaseFilter(
@@ -193,7 +195,7 @@ def deleted_cases(request):
     """The cases deleted since `since` (an ISO 8601 time; without it, every deletion kept)
     and, when drafts are hidden, the drafts changed since, latest first, paged as
     /api/cases/: what a copy kept by `updated_since` removes."""
-    if unknown := _unknown_parameters(request, ["since"]):
+    if unknown := _unknown_parameters(request, ["since", *PAGING_PARAMS]):
         return unknown
     page_number, per_page, bad = _paging_problems(request)
     since = None
@@ -215,6 +217,8 @@ def deleted_cases(request):
 @read_only
 @public_page
 def taxonomy(request):
+    if unknown := _unknown_parameters(request):
+        return unknown
     index = Term.objects.index()
     counts = library_counts(index, request)
     terms = index.all
@@ -256,6 +260,8 @@ def bulk_download(request):
     """Every public case as JSON Lines, fetched and written a chunk at a time, all from one
     snapshot of the library (cases/exchange/export.py); `Incidentlib-Synced-At` gives the
     time it is complete up to, for `?updated_since=` next time."""
+    if unknown := _unknown_parameters(request):
+        return unknown
     synced_at = sync_time()
 
     def lines():

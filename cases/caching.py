@@ -220,6 +220,9 @@ def conditional(view):
         etag = f'"{view.__name__}-{cache_version(state)}-{drafts}"'
         if not_modified := _not_modified(request, state, etag):
             return not_modified
-        return _mark_public(view(request, *args, **kwargs), state, etag)
+        response = view(request, *args, **kwargs)
+        if response.status_code != 200:  # an error names no version of the library
+            return mark_uncached(response)
+        return _mark_public(response, state, etag)
 
     return answer

@@ -126,6 +126,27 @@ def test_api_errors_are_json_with_a_4xx_status(client, library, query, status, p
     assert body["error"] and parameter in body["parameters"]
 
 
+@pytest.mark.parametrize(
+    ("url", "parameter"),
+    [
+        ("/api/taxonomy/?colour=red", "colour"),
+        ("/api/taxonomy/?page=2", "page"),  # not paged
+        ("/api/cases.jsonl?colour=red", "colour"),
+        ("/api/cases.jsonl?updated_since=2026-01-01T00:00:00Z", "updated_since"),
+        ("/api/cases/deleted/?colour=red", "colour"),
+    ],
+)
+@pytest.mark.django_db(transaction=True)  # committed: the answers go through the cache
+def test_every_api_address_names_a_parameter_it_does_not_take(client, library, url, parameter):
+    response = client.get(url)
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/json"
+    assert list(response.json()["parameters"]) == [parameter]
+    assert "ETag" not in response and "no-cache" in response["Cache-Control"]
+    # `lang` is taken everywhere: it chooses the language of the messages.
+    assert client.get(url.split("?")[0] + "?lang=ko").status_code == 200
+
+
 @pytest.mark.parametrize("url", ["/api/", "/api/nothing", "/api/cases/IL-0137"])
 @pytest.mark.parametrize("method", ["get", "post", "delete"])
 def test_an_address_under_the_api_that_does_not_exist_is_a_json_404(url, method):
