@@ -16,7 +16,10 @@ inside a test's transaction) bypasses the cache: its changes are under no genera
 
 Each cached page answers conditional requests: its ETag names the generation and the key,
 so `If-None-Match` gets a 304 without the page being read from the cache; `Last-Modified`
-is the time of the library's last change. `Cache-Control: public` with `CACHE_MAX_AGE`
+is the time of the library's last change, for information only: it is to the second, and
+two writes within one second would share it, so `If-Modified-Since` alone gets the whole
+answer rather than a 304 that could be stale (every client that is sent both revalidates
+with the ETag, which takes precedence). `Cache-Control: public` with `CACHE_MAX_AGE`
 (default 0: a shared cache in front revalidates each time, and a 304 costs one small query)
 lets a CDN or the proxy keep them. Each process keeps what it made or read lately in its
 own memory too, in front of the shared cache (incidentlib/cache_tiers.py): if the cache

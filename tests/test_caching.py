@@ -219,6 +219,20 @@ def test_conditional_requests_get_304_until_a_write_changes_the_page(client, lib
     assert changed["ETag"] != etag
 
 
+def test_a_date_alone_gets_the_whole_page_a_date_cannot_tell_two_writes_apart(
+    client, library
+):
+    """Last-Modified is to the second: two writes within one second would share it, so a
+    304 for If-Modified-Since could answer the first write's page after the second. The
+    ETag, which names the generation, is what gets a 304."""
+    first = get(client, "/cases/C-1")
+    by_date = client.get("/cases/C-1", HTTP_IF_MODIFIED_SINCE=first["Last-Modified"])
+    assert by_date.status_code == 200 and by_date.content == first.content
+    Case.objects.filter(id="C-1").update(title_en="Changed within the second")
+    after = client.get("/cases/C-1", HTTP_IF_MODIFIED_SINCE=first["Last-Modified"])
+    assert after.status_code == 200 and "Changed within the second" in after.content.decode()
+
+
 def test_without_the_cache_server_pages_are_made_afresh(client, library, settings, caplog):
     settings.CACHES = {
         "default": {
