@@ -166,3 +166,27 @@ def test_the_charts_print_as_text_with_their_bars(live_server, browser, lang):
         assert any(line == f"{label} {cases}" for line in lines), (label, cases)
     # The markup in a name prints as the text it is.
     assert any(line.startswith(MARKUP_NAME[:29]) for line in lines)
+
+
+@pytest.fixture
+def library_of_many_years(library, tmp_path):
+    """A case from 1970 as well: the chart of years has a row for each year since."""
+    import_cases(write_json(tmp_path / "old.json", make_case("OLD-1", date="1970-06-01")))
+
+
+@needs_chromium
+@pytest.mark.usefixtures("library_of_many_years")
+def test_a_chart_taller_than_what_is_left_of_a_printed_page_starts_on_it(live_server, browser):
+    """A chart was kept whole in print: one a little shorter than a page went to the next,
+    and the first page held the introduction alone. Rows are kept whole, and a chart's
+    heading with its first row, but a chart may go on over a page."""
+    page = browser.new_page()
+    page.goto(f"{live_server.url}/stats/?lang=en")
+    assert page.locator("#chart-years .bar-row").count() >= 57  # 1970 to 2026
+    pdf = SCREENSHOTS / "stats-many-years.pdf"
+    SCREENSHOTS.mkdir(exist_ok=True)
+    pdf.write_bytes(page.pdf(format="A4", print_background=False))
+    first = [" ".join(line.split()) for line in pdf_text(pdf).split("\f")[0].splitlines()]
+    assert "Cases per year" in first
+    assert "1970 1" in first  # the chart's first row, under its heading
+    assert len([line for line in first if line]) >= 25  # a page's worth, not an introduction
