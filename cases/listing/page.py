@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy as _
 
 from cases.durations import BUCKET_CHOICES
 from cases.languages import content_language
+from cases.listing import search
 from cases.listing.links import ListingLinks
 from cases.listing.query import ListingQuery
 from cases.listing.selection import (
@@ -144,6 +145,11 @@ class CaseListing:
     @property
     def search_text(self):
         return self.query.search_text
+
+    @cached_property
+    def search_has_no_word(self):
+        """Whether an empty page's search holds only words too common to search for."""
+        return bool(self.search_text) and not self.cases and search.has_no_word(self.search_text)
 
     @property
     def is_filtered(self):

@@ -20,6 +20,7 @@ the vector answers `search_vector @@ query`.
 import re
 
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
+from django.db import connection
 from django.db.models import BooleanField, ExpressionWrapper, F, Func, Q, TextField, Value, When
 from django.db.models import Case as DbCase
 from django.db.models.expressions import RawSQL
@@ -53,12 +54,21 @@ FRAGMENT_DELIMITER = " … "
 WORD_EDGE = 40
 
 
+def web_search_text(text):
+    """The reader's words as `websearch_to_tsquery` reads them: `|` outside a quoted phrase
+    means `or`, as it does in PostgreSQL's own syntax (web search syntax would read it as a
+    space, so as "and"), and a Korean word with a particle or ending is its stem
+    (listing/korean.py)."""
+    parts = text.split('"')
+    parts[::2] = [re.sub(r"\s*\|+\s*", " or ", part) for part in parts[::2]]
+    return korean.stems('"'.join(parts))
+
+
 class LibraryQuery(SearchQuery):
     """The reader's words as a tsquery: web search syntax, English stemmed, Korean as prefixes."""
 
     def __init__(self, text):
-        # A Korean word with a particle or ending searches as its stem (listing/korean.py).
-        super().__init__(korean.stems(text), config="english", search_type="websearch")
+        super().__init__(web_search_text(text), config="english", search_type="websearch")
 
     def as_sql(self, compiler, connection, function=None, template=None):
         sql, params = super().as_sql(compiler, connection, function, template)
@@ -66,6 +76,17 @@ class LibraryQuery(SearchQuery):
             f"regexp_replace(({sql})::text, %s, %s, 'g')::tsquery",
             [*params, KOREAN_LEXEME, r"\&:*"],
         )
+
+
+def has_no_word(text):
+    """Whether the text holds no word the search looks for: only words too common to be in
+    any search vector (`the`, `and`), or only punctuation. Such a search matches nothing;
+    the page says why (one small query, made only then)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT numnode(websearch_to_tsquery('english', %s)) = 0", [web_search_text(text)]
+        )
+        return cursor.fetchone()[0]
 
 
 def case_id_in(text):
