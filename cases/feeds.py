@@ -92,7 +92,11 @@ class CaseFeed(Feed):
         language = _language()
         when = format_date(case.date, "DATE_FORMAT")
         facts = f"{case.organisation.name} · {when} ({case.get_date_kind_display()})"
-        return linebreaks_filter(facts) + linebreaks_filter(case.text("summary", language).text)
+        summary = case.text("summary", language)
+        html = linebreaks_filter(summary.text)
+        if summary.is_fallback:  # shown in English for want of a translation: say so
+            html = f'<div lang="{summary.lang}">{html}</div>'
+        return linebreaks_filter(facts) + html
 
     def item_link(self, case):
         return case.get_absolute_url()
@@ -101,7 +105,9 @@ class CaseFeed(Feed):
         return case.reviewed_at
 
     def item_updateddate(self, case):
-        return case.updated_at
+        """The case's last update, never before its review (the entry's `published`): an
+        import keeps the `updated_at` its file gives, which may be older."""
+        return max(case.updated_at, case.reviewed_at)
 
     def item_author_name(self, case):
         return case.organisation.name

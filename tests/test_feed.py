@@ -71,6 +71,35 @@ def test_the_feed_is_in_the_readers_language(client, library):
     assert titles == ["F-1: 오래된 장애", "F-2: Recent outage, reviewed first"]
 
 
+def test_a_summary_in_english_in_the_korean_feed_says_it_is_english(client, tmp_path):
+    english_only = {"en": "Only in English.", "ko": None}
+    store(
+        tmp_path,
+        plain_case("G-1", review=reviewed("2026-03-01T00:00:00Z"), summary=english_only),
+        plain_case("G-2", review=reviewed("2026-02-01T00:00:00Z")),
+    )
+    root = feed(client, "?lang=ko")
+    assert root.get("{http://www.w3.org/XML/1998/namespace}lang") == "ko"
+    summaries = {
+        entry.find(f"{ATOM}id").text.rsplit("/", 1)[1]: entry.find(f"{ATOM}summary").text
+        for entry in root.iter(f"{ATOM}entry")
+    }
+    assert '<div lang="en"><p>Only in English.</p></div>' in summaries["G-1"]
+    assert 'lang="en"' not in summaries["G-2"]  # translated: in the feed's language
+    english = {e.find(f"{ATOM}summary").text for e in feed(client, "?lang=en").iter(f"{ATOM}entry")}
+    assert not any('lang="en"' in summary for summary in english)
+
+
+def test_an_entry_is_never_updated_before_it_was_published(client, tmp_path):
+    """An import keeps the `updated_at` of its file, which may be older than the review."""
+    case = plain_case("U-1", review=reviewed("2026-03-01T00:00:00Z"))
+    case["updated_at"] = "2025-01-01T00:00:00Z"
+    store(tmp_path, case)
+    entry = next(feed(client).iter(f"{ATOM}entry"))
+    assert entry.find(f"{ATOM}published").text.startswith("2026-03-01T00:00:00")
+    assert entry.find(f"{ATOM}updated").text.startswith("2026-03-01T00:00:00")
+
+
 def test_a_bad_filter_gets_a_400_from_the_feed(client, library):
     response = client.get("/feed/?severity=bogus")
     assert response.status_code == 400
