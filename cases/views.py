@@ -240,7 +240,7 @@ def _case_list_page(request, listing, template, context=None):
     if not listing.is_valid():
         return render(request, template, context, status=400)
     try:
-        listing.load(request.GET.get("page") or 1)
+        listing.load()
     except InvalidPage:
         raise NoSuchPage(_("This list has no such page.")) from None
     return render(request, template, context)

@@ -275,7 +275,7 @@ def test_pagination_keeps_every_parameter(client, library, settings):
     ],
 )
 def test_a_page_past_the_last_is_not_found_and_says_so(client, library, lang, said, not_said):
-    for page in ("2", "x"):
+    for page in ("2", "99999999999999999999999"):
         response = client.get("/cases/", {"page": page, "lang": lang})
         assert response.status_code == 404
         html = response.content.decode()
@@ -284,6 +284,16 @@ def test_a_page_past_the_last_is_not_found_and_says_so(client, library, lang, sa
     # An address that names no case still says that the case may not exist.
     html = client.get("/cases/NO-SUCH-1", {"lang": lang}).content.decode()
     assert not_said in html and said not in html
+
+
+@pytest.mark.parametrize("page", ["x", "0", "-1"])
+@pytest.mark.parametrize("url", ["/cases/", "/diagnose/", "/taxonomy/components/dns/"])
+def test_a_malformed_page_number_is_a_400_naming_it_as_everywhere(client, library, url, page):
+    """As the API and /diagnose/ do: a malformed value is a 400, a page past the last a 404."""
+    response = client.get(url, {"page": page, "lang": "en"})
+    assert response.status_code == 400, (url, page)
+    html = response.content.decode()
+    assert "Page" in html and ("whole number" in html or "greater than or equal" in html)
 
 
 @pytest.mark.parametrize(

@@ -179,7 +179,7 @@ def test_a_list_of_one_or_two_parts_counts_as_a_count_of_its_cases(
             assert listing._parts()
         else:
             listing._parts = lambda: None
-        facets = listing.load(1, "en").facets
+        facets = listing.load("en").facets
         return facets.total, facets.rows, facets.without, facets.org_names
 
     from_kept_counts = counts(kept=True)

@@ -143,7 +143,7 @@ def shown(query, fixed, terms):
     listing = ListingQuery(QueryDict(query), terms=terms, fixed=fixed, organisation=organisation)
     assert listing.is_valid(), listing.errors
     kept_path = listing._parts() is not None  # which way it was counted, for the messages
-    facets = listing.load(1, "en").facets
+    facets = listing.load("en").facets
     values = [(p, t.slug) for p in TERM_PARAMS for t in terms.of(p)]
     values += [("org", slug) for _, slug in ORGS]
     values += [("reviewed", "yes"), ("reviewed", "no")]

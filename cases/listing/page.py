@@ -48,6 +48,7 @@ PARAM_LABELS = {
     "detected_after": _("Time to detect"),
     "resolved_after": _("Time to resolve"),
     "sort": _("Sort by"),
+    "page": _("Page"),
 }
 # The order chips are shown in.
 CHIP_PARAMS = ("q", *FACET_PARAMS, "year_from", "year_to", "updated_since", *DURATION_PARAMS)
@@ -134,8 +135,8 @@ class CaseListing:
     def is_valid(self):
         return self.query.is_valid()
 
-    def load(self, page_number):
-        self.query.load(page_number, self.language)
+    def load(self):
+        self.query.load(self.language)
         return self
 
     @property

@@ -8,10 +8,12 @@ organisations `org` names, when it is given; for an empty list, how many cases r
 filter that is not a facet one (the search, the years, the page's own) would give.
 """
 
-from functools import reduce
+from functools import cached_property, reduce
 from operator import and_
 
+from django import forms
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
 
@@ -19,6 +21,9 @@ from cases.listing import search
 from cases.listing.counts import Part, count_facets, count_within, library_counts
 from cases.listing.selection import FACET_PARAMS, TERM_PARAMS, CaseFilter, facet_condition
 from cases.models import Case
+
+
+PAGE_FIELD = forms.IntegerField(required=False, min_value=1)
 
 
 class ListingQuery:
@@ -48,11 +53,30 @@ class ListingQuery:
         self.cases_without_fixed = None
 
     def is_valid(self):
-        return self.filterset.is_valid()
+        return self.filterset.is_valid() and not self._page_errors
 
     @property
     def errors(self):
-        return self.filterset.errors
+        return {**self.filterset.errors, **self._page_errors}
+
+    @property
+    def _page_errors(self):
+        return self._page[1]
+
+    @property
+    def page_number(self):
+        """The page asked for (`page`), 1 without one."""
+        return self._page[0] or 1
+
+    @cached_property
+    def _page(self):
+        """(`page` read, its problems): a whole number from 1, or absent; anything else is
+        malformed (a 400, as any malformed value). A page past the last is not found (a 404,
+        from load)."""
+        try:
+            return PAGE_FIELD.clean(self.filterset.data.get("page")), {}
+        except ValidationError as error:
+            return None, {"page": error.messages}
 
     @property
     def search_text(self):
@@ -70,8 +94,9 @@ class ListingQuery:
     def sort_order(self):
         return self.filterset.sort_order
 
-    def load(self, page_number, language):
-        """Run the page's queries; raises InvalidPage for a page that does not exist."""
+    def load(self, language):
+        """Run the page's queries; raises InvalidPage for a page past the last."""
+        page_number = self.page_number
         size = settings.INCIDENTLIB_PAGE_SIZE
         within = self._parts()
         if within:
