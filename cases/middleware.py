@@ -3,8 +3,19 @@ from urllib.parse import parse_qsl
 from django.conf import settings
 from django.shortcuts import render
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
-from django.utils.translation import get_language_from_request
+from django.utils.translation import get_language_from_request, get_supported_language_variant
 from django.utils.translation import gettext as _
+
+
+def chosen_language(value):
+    """`?lang` as one of the site's languages, as a reader or a link may write it (`ko`,
+    `KO`, `ko-KR`: ko); None for anything else."""
+    if not value:
+        return None
+    try:
+        return get_supported_language_variant(value.strip().lower().replace("_", "-"))
+    except LookupError:
+        return None
 
 
 class LanguageFromQueryMiddleware:
@@ -21,12 +32,9 @@ class LanguageFromQueryMiddleware:
 
     def __init__(self, get_response):
         self.get_response = get_response
-        self.languages = {code for code, _name in settings.LANGUAGES}
 
     def __call__(self, request):
-        chosen = request.GET.get("lang")
-        if chosen not in self.languages:
-            chosen = None
+        chosen = chosen_language(request.GET.get("lang"))
         remember = chosen is not None and chosen != get_language_from_request(request)
         if chosen:
             request.COOKIES[settings.LANGUAGE_COOKIE_NAME] = chosen

@@ -78,6 +78,26 @@ def test_every_page_is_in_korean(client, library, url):
         assert f">{english}" not in html and f'"{english}' not in html, english
 
 
+@pytest.mark.parametrize("written", ["ko", "KO", "ko-KR", "ko_kr", " ko "])
+def test_lang_is_read_as_a_reader_or_a_link_may_write_it(client, library, settings, written):
+    response = client.get("/cases/", {"lang": written}, HTTP_ACCEPT_LANGUAGE="en")
+    assert '<html lang="ko">' in response.content.decode()
+    assert response.cookies[settings.LANGUAGE_COOKIE_NAME].value == "ko"
+    assert '<link rel="canonical" href="http://testserver/cases/?lang=ko">' in (
+        response.content.decode()
+    )
+
+
+@pytest.mark.parametrize("written", ["zh", "k", "kor", "english", "x" * 600])
+def test_a_lang_that_is_no_language_of_the_site_is_left_aside(
+    client, library, settings, written
+):
+    response = client.get("/cases/", {"lang": written}, HTTP_ACCEPT_LANGUAGE="en")
+    assert response.status_code == 200
+    assert '<html lang="en">' in response.content.decode()
+    assert settings.LANGUAGE_COOKIE_NAME not in response.cookies
+
+
 @pytest.mark.parametrize("url", PAGES)
 def test_every_page_links_its_other_language(client, library, url):
     html = get(client, url, "en")
