@@ -671,7 +671,7 @@ npm|npm|npmjs.com
 PyPI|pypi|pypi.org
 TUI Airways|tui-airways|tui.co.uk
 British Airways|british-airways|britishairways.com
-Knight Capital|knight-capital|knight.com
+Knight Capital Americas LLC|knight-capital|knight.com
 CrowdStrike|crowdstrike|crowdstrike.com
 Meta|meta|meta.com
 Heroku|heroku|heroku.com

@@ -125,3 +125,46 @@ def test_load_demo_leaves_cases_edited_in_the_library_alone():
     Case.objects.filter(id="IL-0137").update(title_en="Edited by a curator")
     call_command("load_demo", stdout=StringIO(), stderr=StringIO())
     assert Case.objects.get(id="IL-0137").title_en == "Edited by a curator"
+
+
+def test_the_benchmark_names_the_demos_organisations_as_the_demo_does():
+    """The README's way to try a large library after `make run` imports a generated file
+    onto the demo: an organisation has one name, so a generated case of Knight Capital
+    named otherwise than the demo's IL-0001 would be refused."""
+    import importlib.util
+
+    from .conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location("generate", ROOT / "bench" / "generate.py")
+    generate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generate)
+    generated = {
+        slug: name
+        for name, slug, _domain in (
+            line.split("|") for line in generate.REAL_ORGS.strip().splitlines()
+        )
+    }
+    demo = {case["org_slug"]: case["org"] for case in CASES}
+    shared = demo.keys() & generated.keys()
+    assert "knight-capital" in shared
+    assert {slug: generated[slug] for slug in shared} == {slug: demo[slug] for slug in shared}
+
+
+@pytest.mark.django_db
+def test_a_benchmark_library_imports_onto_the_demo(tmp_path):
+    """And so the import takes a generated file onto the demo library."""
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+
+    generated = tmp_path / "bench.jsonl"
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "generate.py"), "400", str(generated)],
+        check=True,
+        capture_output=True,
+    )
+    call_command("load_demo", stdout=StringIO(), stderr=StringIO())
+    demo = Case.objects.count()
+    call_command("import_cases", str(generated), verbosity=0, stdout=StringIO())
+    assert Case.objects.count() == demo + 400
