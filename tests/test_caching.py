@@ -219,9 +219,7 @@ def test_conditional_requests_get_304_until_a_write_changes_the_page(client, lib
     assert changed["ETag"] != etag
 
 
-def test_a_date_alone_gets_the_whole_page_a_date_cannot_tell_two_writes_apart(
-    client, library
-):
+def test_a_date_alone_gets_the_whole_page_a_date_cannot_tell_two_writes_apart(client, library):
     """Last-Modified is to the second: two writes within one second would share it, so a
     304 for If-Modified-Since could answer the first write's page after the second. The
     ETag, which names the generation, is what gets a 304."""

@@ -89,9 +89,7 @@ def test_lang_is_read_as_a_reader_or_a_link_may_write_it(client, library, settin
 
 
 @pytest.mark.parametrize("written", ["zh", "k", "kor", "english", "x" * 600])
-def test_a_lang_that_is_no_language_of_the_site_is_left_aside(
-    client, library, settings, written
-):
+def test_a_lang_that_is_no_language_of_the_site_is_left_aside(client, library, settings, written):
     response = client.get("/cases/", {"lang": written}, HTTP_ACCEPT_LANGUAGE="en")
     assert response.status_code == 200
     assert '<html lang="en">' in response.content.decode()

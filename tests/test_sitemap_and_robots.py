@@ -41,9 +41,7 @@ def test_the_sitemap_lists_cases_with_their_last_update_and_the_browsing_pages(c
     assert len([loc for loc in entries if "/cases/A-" in loc]) == 12
 
 
-def test_each_address_is_the_canonical_address_of_its_page_with_its_alternates(
-    client, tmp_path
-):
+def test_each_address_is_the_canonical_address_of_its_page_with_its_alternates(client, tmp_path):
     """A search engine is given the address each page names as its canonical one, and each
     language's address beside it."""
     store(tmp_path, *six_cases())

@@ -22,7 +22,6 @@ from cases.listing.counts import Part, count_facets, count_within, library_count
 from cases.listing.selection import FACET_PARAMS, TERM_PARAMS, CaseFilter, facet_condition
 from cases.models import Case
 
-
 PAGE_FIELD = forms.IntegerField(required=False, min_value=1)
 
 
