@@ -149,12 +149,43 @@ def library(tmp_path):
     return library_state()
 
 
-def test_malformed_json_names_file_line_and_column(tmp_path, library):
+def test_malformed_json_names_file_line_column_and_case(tmp_path, library):
     bad = tmp_path / "bad.json"
     bad.write_text('[\n  {"id": "A-1",\n   "org": }\n]\n', encoding="utf-8")
     errors, final = refused(bad)
-    assert f"{bad}:3:11: malformed JSON: Expecting value" in errors
+    assert f"{bad}:3:11: A-1: malformed JSON: Expecting value" in errors
     assert "nothing was imported" in final
+    assert library_state() == library
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        # JSON Lines: the case of the broken line.
+        ('{"id": "A-2", "org": "Acme", "title": {"en": "x",}}\n', "A-2"),
+        # Its own id, not a nested object's (docs may hold anything), whichever comes first.
+        ('{"docs": {"id": "NOT-1"}, "id": "A-3", "org": }\n', "A-3"),
+        ('{"docs": {"id": "NOT-1"}, "org": }\n', None),
+        # Broken before the id is whole: no id to name.
+        ('{"id": "A-4\n', None),
+        # After a whole case: the case is not what is broken.
+        ('[{"id": "A-5"} {"id": "A-6"}]\n', None),
+        ('[{"id": "A-5"}, {"id": "A-6" "org": 1}]\n', "A-6"),
+    ],
+)
+def test_malformed_json_names_the_case_it_is_in_when_its_id_came_first(
+    tmp_path, library, text, named
+):
+    bad = tmp_path / ("bad.json" if text.startswith("[") else "bad.jsonl")
+    bad.write_text(text, encoding="utf-8")
+    errors, _final = refused(bad)
+    problem = next(line for line in errors.splitlines() if "malformed JSON" in line)
+    place, rest = problem.split(": ", 1)
+    assert place.startswith(str(bad))
+    if named:
+        assert rest.startswith(f"{named}: malformed JSON"), problem
+    else:
+        assert rest.startswith("malformed JSON"), problem
     assert library_state() == library
 
 

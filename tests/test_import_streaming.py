@@ -143,7 +143,7 @@ def test_malformed_json_late_in_an_array_is_named_by_line_and_column(
     path = tmp_path / "array.json"
     path.write_text("\n".join(lines), encoding="utf-8")
     errors, _final = refused(path)
-    assert f"{path}:{broken}:17: malformed JSON: Expecting property name" in errors
+    assert f"{path}:{broken}:17: A-9: malformed JSON: Expecting property name" in errors
     assert library_state() == library
 
 

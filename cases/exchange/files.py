@@ -8,6 +8,7 @@ a 600 MB file holds one case (and one block of the file) in memory, never the fi
 import codecs
 import json
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,11 +135,47 @@ def collect_files(paths):
     return list(once.values()), problems
 
 
-def _decode_error(file, error, line_offset=0, column_offset=0):
+def _decode_error(file, error, line_offset=0, column_offset=0, start=0):
+    """The problem where the JSON reader stopped; `start`, where the value it was reading
+    (a case) begins in the error's text, so that the case is named if its id came first."""
     column = error.colno + (column_offset if error.lineno == 1 else 0)
     return Problem(
-        file, f"malformed JSON: {error.msg}", line=error.lineno + line_offset, column=column
+        file,
+        f"malformed JSON: {error.msg}",
+        line=error.lineno + line_offset,
+        column=column,
+        case_id=_id_read_before(error.doc, start, error.pos),
     )
+
+
+# A key "id" and its string value, where a string starts in an object's text.
+_ID_MEMBER = re.compile(r'"id"\s*:\s*("(?:[^"\\]|\\.)*")')
+
+
+def _id_read_before(text, start, end):
+    """The id of the case that text[start:] begins and `end`, the malformed place, is
+    inside of, if its own "id" member (not one of a nested object's) is written whole before
+    `end`; else None. The exchange format writes the id first, so a broken case is named."""
+    depth, position, case_id = 0, start, None
+    while position < end:
+        char = text[position]
+        if char == '"':
+            if depth == 1 and case_id is None and (member := _ID_MEMBER.match(text, position, end)):
+                try:
+                    case_id = json.loads(member.group(1))
+                except json.JSONDecodeError:  # a bad escape: no id to name
+                    pass
+            position += 1
+            while position < end and text[position] != '"':  # to the string's end
+                position += 2 if text[position] == "\\" else 1
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+            if depth <= 0:  # the case is closed: the malformed place is after it
+                case_id = None
+        position += 1
+    return case_id
 
 
 def _unreadable_value(file, error, line):
@@ -238,8 +275,16 @@ class _Text:
         self.counted_to, self.counted_line = 0, line
         return position - cut
 
-    def error(self, file, error):
-        return _decode_error(file, error, line_offset=self.line - 1, column_offset=self.column)
+    def error(self, file, error, start=None):
+        """The problem of a reader's error in the buffer; `start`, where the case it was
+        reading begins (None between cases)."""
+        return _decode_error(
+            file,
+            error,
+            line_offset=self.line - 1,
+            column_offset=self.column,
+            start=len(self.buffer) if start is None else start,
+        )
 
     def skip_space(self, position):
         """The position of the next character that is not JSON whitespace (reading on as
@@ -326,7 +371,7 @@ def _array_records(text, file, decoder):
                 unterminated = error.msg.startswith("Unterminated string")
                 if (unterminated or error.pos >= len(text.buffer) - _NEAR_THE_END) and text.more():
                     continue
-                yield text.error(file, error)
+                yield text.error(file, error, start)
                 return
             except (RecursionError, ValueError) as error:
                 yield _unreadable_value(file, error, text.line_at(start))
