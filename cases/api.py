@@ -35,7 +35,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django_filters.fields import IsoDateTimeField
 
-from cases.caching import conditional, public_page
+from cases.caching import conditional, mark_uncached, public_page
 from cases.exchange.export import iter_cases, read_in_one_snapshot, snapshot, sync_time
 from cases.exchange.format import format_timestamp, public_case_to_exchange
 from cases.listing.counts import library_counts
@@ -124,17 +124,28 @@ def _paging_problems(request):
     return page_number, per_page, bad
 
 
-def _unknown_parameters(request, known=()):
-    """The JSON 400 naming each parameter the address does not take, or None. Every address
-    takes `lang`, the language of its error messages."""
-    unknown = sorted(set(request.GET) - {*known, "lang"})
-    if unknown:
-        return json_error(
-            400,
-            _("Unknown parameter."),
-            {name: [_("This parameter does not exist.")] for name in unknown},
-        )
-    return None
+def takes(*known):
+    """The view answers, before anything else (a cached page, a 304), a JSON 400 naming each
+    parameter of the request it does not take. Every address takes `lang`, the language of
+    its error messages."""
+
+    def decorate(view):
+        @wraps(view)
+        def checked(request, *args, **kwargs):
+            unknown = sorted(set(request.GET) - {*known, "lang"})
+            if unknown:
+                return mark_uncached(
+                    json_error(
+                        400,
+                        _("Unknown parameter."),
+                        {name: [_("This parameter does not exist.")] for name in unknown},
+                    )
+                )
+            return view(request, *args, **kwargs)
+
+        return checked
+
+    return decorate
 
 
 def _paged(request, items, page_number, per_page, result):
@@ -170,12 +181,11 @@ def _paged(request, items, page_number, per_page, result):
 
 
 @read_only
+@takes(*CaseFilter.base_filters, *PAGING_PARAMS)
 @public_page
 @with_sync_time
 @read_in_one_snapshot
 def case_list(request):
-    if unknown := _unknown_parameters(request, [*CaseFilter.base_filters, *PAGING_PARAMS]):
-        return unknown
     page_number, per_page, bad = _paging_problems(request)
     selection = CaseFilter(
         request.GET, Case.objects.published().for_page(), terms=Term.objects.index()
@@ -188,6 +198,7 @@ def case_list(request):
 
 
 @read_only
+@takes("since", *PAGING_PARAMS)
 @public_page
 @with_sync_time
 @read_in_one_snapshot
@@ -195,8 +206,6 @@ def deleted_cases(request):
     """The cases deleted since `since` (an ISO 8601 time; without it, every deletion kept)
     and, when drafts are hidden, the drafts changed since, latest first, paged as
     /api/cases/: what a copy kept by `updated_since` removes."""
-    if unknown := _unknown_parameters(request, ["since", *PAGING_PARAMS]):
-        return unknown
     page_number, per_page, bad = _paging_problems(request)
     since = None
     try:
@@ -215,10 +224,9 @@ def deleted_cases(request):
 
 
 @read_only
+@takes()
 @public_page
 def taxonomy(request):
-    if unknown := _unknown_parameters(request):
-        return unknown
     index = Term.objects.index()
     counts = library_counts(index, request)
     terms = index.all
@@ -255,13 +263,12 @@ def taxonomy(request):
 
 
 @read_only
+@takes()
 @conditional
 def bulk_download(request):
     """Every public case as JSON Lines, fetched and written a chunk at a time, all from one
     snapshot of the library (cases/exchange/export.py); `Incidentlib-Synced-At` gives the
     time it is complete up to, for `?updated_since=` next time."""
-    if unknown := _unknown_parameters(request):
-        return unknown
     synced_at = sync_time()
 
     def lines():

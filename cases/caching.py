@@ -15,11 +15,12 @@ whether drafts are hidden. A request whose own transaction has written (the test
 inside a test's transaction) bypasses the cache: its changes are under no generation yet.
 
 Each cached page answers conditional requests: its ETag names the generation and the key,
-so `If-None-Match` gets a 304 without the page being read from the cache; `Last-Modified`
-is the time of the library's last change, for information only: it is to the second, and
-two writes within one second would share it, so `If-Modified-Since` alone gets the whole
-answer rather than a 304 that could be stale (every client that is sent both revalidates
-with the ETag, which takes precedence). `Cache-Control: public` with `CACHE_MAX_AGE`
+so `If-None-Match` gets a 304 without the page being read from the cache. No answer says
+`Last-Modified` (the feed's, which Django's view sets, is taken off too): a date is to the
+second, two writes within one second would share it, and a client or a proxy in front
+(nginx answers `If-Modified-Since` itself from its copies) would then take the first
+write's page for the second's. Without it, every client revalidates with the ETag, which
+names the generation. `Cache-Control: public` with `CACHE_MAX_AGE`
 (default 0: a shared cache in front revalidates each time, and a 304 costs one small query)
 lets a CDN or the proxy keep them. Each process keeps what it made or read lately in its
 own memory too, in front of the shared cache (incidentlib/cache_tiers.py): if the cache
@@ -35,7 +36,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 from django.http import HttpResponse, HttpResponseNotModified
 from django.utils.cache import patch_cache_control, patch_vary_headers
-from django.utils.http import http_date, parse_etags
+from django.utils.http import parse_etags
 from django.utils.translation import get_language
 
 from cases.models import Library
@@ -126,10 +127,9 @@ def page_key(request, version):
     return f"page:{version}:{digest}"
 
 
-def _mark_public(response, state, etag):
+def _mark_public(response, etag):
     response["ETag"] = etag
-    if state.changed_at:
-        response["Last-Modified"] = http_date(state.changed_at.timestamp())
+    del response["Last-Modified"]  # never a date: see the module's docstring
     patch_cache_control(
         response, public=True, max_age=settings.INCIDENTLIB_CACHE_MAX_AGE, must_revalidate=True
     )
@@ -159,10 +159,10 @@ def _shareable_state(request):
     return None if state.writing else state
 
 
-def _not_modified(request, state, etag):
+def _not_modified(request, etag):
     """A 304 if the request's If-None-Match names this ETag, else None."""
     if etag in parse_etags(request.headers.get("If-None-Match", "")):
-        return _mark_public(HttpResponseNotModified(), state, etag)
+        return _mark_public(HttpResponseNotModified(), etag)
     return None
 
 
@@ -176,7 +176,7 @@ def public_page(view):
             return _mark_private(view(request, *args, **kwargs))
         key = page_key(request, cache_version(state))
         etag = f'"{key.removeprefix("page:").replace(":", "-")}"'
-        if not_modified := _not_modified(request, state, etag):
+        if not_modified := _not_modified(request, etag):
             return not_modified
         stored = _cache_get(key)
         if stored is not None:
@@ -185,7 +185,7 @@ def public_page(view):
             for name, value in headers:
                 response[name] = value
             response[CACHE_HEADER] = "hit"
-            return _mark_public(response, state, etag)
+            return _mark_public(response, etag)
         response = view(request, *args, **kwargs)
         if hasattr(response, "render") and callable(response.render):
             response = response.render()
@@ -200,14 +200,14 @@ def public_page(view):
         headers = [(name, response[name]) for name in KEPT_HEADERS if response.has_header(name)]
         _cache_set(key, (response.status_code, headers, response.content))
         response[CACHE_HEADER] = "miss"
-        return _mark_public(response, state, etag)
+        return _mark_public(response, etag)
 
     return answer
 
 
 def conditional(view):
-    """For an answer too large to cache (the whole library as JSON Lines): an ETag and
-    Last-Modified by the library's generation, and a 304 when it has not changed since.
+    """For an answer too large to cache (the whole library as JSON Lines): an ETag by the
+    library's generation, and a 304 when it has not changed since.
 
     The state is read before the view's own snapshot, so an ETag never names content older
     than what was sent with it: a write in between changes the generation, and the next
@@ -221,11 +221,11 @@ def conditional(view):
             return _mark_private(view(request, *args, **kwargs))
         drafts = int(settings.INCIDENTLIB_HIDE_DRAFTS)
         etag = f'"{view.__name__}-{cache_version(state)}-{drafts}"'
-        if not_modified := _not_modified(request, state, etag):
+        if not_modified := _not_modified(request, etag):
             return not_modified
         response = view(request, *args, **kwargs)
         if response.status_code != 200:  # an error names no version of the library
             return mark_uncached(response)
-        return _mark_public(response, state, etag)
+        return _mark_public(response, etag)
 
     return answer

@@ -144,7 +144,11 @@ def test_every_api_address_names_a_parameter_it_does_not_take(client, library, u
     assert list(response.json()["parameters"]) == [parameter]
     assert "ETag" not in response and "no-cache" in response["Cache-Control"]
     # `lang` is taken everywhere: it chooses the language of the messages.
-    assert client.get(url.split("?")[0] + "?lang=ko").status_code == 200
+    plain = client.get(url.split("?")[0] + "?lang=ko")
+    assert plain.status_code == 200
+    # Not a 304 for the ETag of the plain answer either: the parameter is checked first.
+    named = client.get(url, HTTP_IF_NONE_MATCH=plain["ETag"])
+    assert named.status_code == 400 and list(named.json()["parameters"]) == [parameter]
 
 
 @pytest.mark.parametrize("url", ["/api/", "/api/nothing", "/api/cases/IL-0137"])
