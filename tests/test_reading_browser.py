@@ -333,3 +333,54 @@ def test_no_korean_text_is_slanted(live_server, phone_page):
     page.goto(f"{live_server.url}/cases/T-1?lang=ko")
     assert page.locator("cite").inner_text() == "장애 하나"
     assert page.evaluate(SLANTED_KOREAN) == []
+
+
+# Where a line ends inside a word of a run of fewer than 20 characters without a space (a
+# short word broken, as a button's "Sea/rch"); after a hyphen, a slash or a "·", or before
+# "(", is a place to break. A longer run (an address) may break anywhere.
+SHORT_WORDS_BROKEN = """
+() => {
+  const found = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  let node;
+  while ((node = walker.nextNode())) {
+    for (const run of node.data.matchAll(/\\S+/g)) {
+      if (run[0].length >= 20) continue;
+      for (const word of run[0].matchAll(/[^\\-\\/(·]{2,}/g)) {
+        const start = run.index + word.index;
+        const range = document.createRange();
+        range.setStart(node, start); range.setEnd(node, start + word[0].length);
+        const lines = new Set([...range.getClientRects()].filter((box) => box.width > 0)
+          .map((box) => Math.round(box.top)));
+        if (lines.size > 1) found.push(`${word[0]} in <${node.parentElement.tagName}>`);
+      }
+    }
+  }
+  return found;
+}
+"""
+
+
+@pytest.fixture
+def demo_library():
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    call_command("load_demo", stdout=StringIO(), stderr=StringIO())
+
+
+@needs_chromium
+@pytest.mark.usefixtures("demo_library", "case_titled_with_an_address")
+@pytest.mark.parametrize("width", [390, 320])
+def test_on_a_narrow_phone_no_short_word_breaks(live_server, phone_page, width):
+    """A long address breaks anywhere, but the page's own words (a button, a table's
+    heading) never do: at 320 px too, the width WCAG's reflow asks for."""
+    page = phone_page
+    page.set_viewport_size({"width": width, "height": 800})
+    for path in ("/", "/cases/", "/stats/", "/cases/IL-0137", "/diagnose/", "/taxonomy/",
+                 "/orgs/", "/cases/URL-1"):  # fmt: skip
+        for lang in ("en", "ko"):
+            page.goto(f"{live_server.url}{path}?lang={lang}")
+            assert page.evaluate(SHORT_WORDS_BROKEN) == [], (path, lang, width)
+            assert page.evaluate("document.documentElement.scrollWidth") <= width, (path, lang)
