@@ -94,6 +94,19 @@ def test_the_proxy_never_keeps_an_answer_that_sets_a_cookie_or_is_private(stack)
         assert headers["X-Proxy-Cache"] == "BYPASS"  # not looked for, nor waited for
 
 
+def until_a_hit(url, headers):
+    """The answers to `url` up to the first the proxy gives from its copy (failing if none of
+    five is). nginx stores a copy as it finishes with the answer, which on a loaded machine
+    can be just after the client has it all."""
+    answers = []
+    for _ in range(5):
+        answers.append(get(url, headers=headers))
+        if answers[-1][1]["X-Proxy-Cache"] == "HIT":
+            return answers
+        time.sleep(0.2)
+    raise AssertionError((url, headers, [a[1]["X-Proxy-Cache"] for a in answers]))
+
+
 def language_of(body):
     return "ko" if b'<html lang="ko">' in body else "en" if b'<html lang="en">' in body else None
 
@@ -103,8 +116,8 @@ def test_a_lang_page_is_kept_by_the_proxy_and_never_given_to_a_reader_of_the_oth
 ):
     page = stack.base + "/cases/IL-0137"
     korean_cookie = {"Cookie": "incidentlib_language=ko"}
-    answers = [get(page + "?lang=ko", headers=korean_cookie) for _ in range(2)]
-    assert [a[1]["X-Proxy-Cache"] for a in answers] == ["MISS", "HIT"]
+    answers = until_a_hit(page + "?lang=ko", korean_cookie)
+    assert answers[0][1]["X-Proxy-Cache"] == "MISS"
     assert all(a[0] == 200 and language_of(a[2]) == "ko" for a in answers)
     assert all("Set-Cookie" not in a[1] for a in answers)
 
@@ -117,10 +130,8 @@ def test_a_lang_page_is_kept_by_the_proxy_and_never_given_to_a_reader_of_the_oth
         ({"Accept-Language": "ko-KR,ko;q=0.9"}, "ko"),
         (korean_cookie, "ko"),
     ]:
-        for _ in range(2):
-            status, answer_headers, body = get(page, headers=headers)
+        for status, _answer_headers, body in until_a_hit(page, headers):
             assert status == 200 and language_of(body) == language, headers
-        assert answer_headers["X-Proxy-Cache"] == "HIT", headers
         status, answer_headers, body = get(page + "?lang=en", headers=headers)
         assert status == 200 and language_of(body) == "en", headers
 
