@@ -275,10 +275,12 @@ class CaseQuerySet(models.QuerySet):
         return self.filter(Exists(Source.objects.filter(case=OuterRef("pk"), url=url)))
 
     def recurrence_chain(self, case):
-        """Every case linked to `case` by recurrence_of, earlier and later, as a list in the
-        order of the links: each case after the one it repeats, whatever their dates (a
-        recurrence may be dated before its original); cases repeating the same one, oldest
-        first.
+        """Every case the public may see linked to `case` by recurrence_of, earlier and
+        later, as a list in the order of the links: each case after the one it repeats,
+        whatever their dates (a recurrence may be dated before its original); cases
+        repeating the same one, oldest first. The order is made with the hidden drafts, which
+        are then left out: a draft between two cases leaves them in their order. (So call it
+        on all cases, not on published().)
 
         One query: a recursive walk up (what it repeats) and down (what repeated it).
         """
@@ -299,12 +301,15 @@ class CaseQuerySet(models.QuerySet):
             """,
             [case.id, case.id],
         )
-        return in_link_order(self.filter(id__in=walk).order_by("date", "id"))
+        linked = self.filter(id__in=walk).order_by("date", "id")
+        hidden = self.hidden().filter(id__in=walk).values("id")
+        linked = linked.annotate(is_hidden=Exists(hidden.filter(id=OuterRef("id"))))
+        return [other for other in in_link_order(linked) if not other.is_hidden]
 
 
 def in_link_order(cases):
     """`cases` (oldest first), each followed by the cases repeating it, depth first. A case
-    whose original is not among them (a hidden draft between) starts a chain of its own."""
+    whose original is not among them starts a chain of its own."""
     cases = list(cases)
     ids = {case.id for case in cases}
     repeating = {}

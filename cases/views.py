@@ -91,11 +91,9 @@ def case_detail(request, case_id):
     if case_id != case_id.upper():
         return redirect("cases:detail", case_id=case_id.upper(), permanent=True)
     case = _get_case(case_id)
-    chain = (
-        Case.objects.published()
-        .only("id", "title_en", "title_ko", "date", "recurrence_of_id", "reviewed_at")
-        .recurrence_chain(case)
-    )
+    chain = Case.objects.only(
+        "id", "title_en", "title_ko", "date", "recurrence_of_id", "reviewed_at"
+    ).recurrence_chain(case)
     related_from = list(
         Case.objects.published()
         .filter(related_links__to_case=case)

@@ -203,6 +203,30 @@ def test_the_recurrence_chain_follows_the_links_whatever_the_dates(client, tmp_p
     assert "A-4" in middle[2] and "it repeats this case" in middle[2]
 
 
+@pytest.mark.parametrize("hide_drafts", [True, False])
+def test_a_hidden_draft_in_the_chain_leaves_the_others_in_the_order_of_the_links(
+    client, tmp_path, settings, hide_drafts
+):
+    settings.INCIDENTLIB_HIDE_DRAFTS = hide_drafts
+    reviewed = {"written_by": None, "reviewed_by": "mina", "reviewed_at": "2026-01-02T03:04:05Z"}
+    draft = {"written_by": None, "reviewed_by": None, "reviewed_at": None}
+    write_json(
+        tmp_path / "run.json",
+        [
+            make_case("A-1", date="2022-01-01", review=reviewed),
+            make_case("D-2", date="2021-01-01", recurrence_of="A-1", review=draft),
+            make_case("A-3", date="2020-01-01", recurrence_of="D-2", review=reviewed),
+            make_case("A-4", date="2023-01-01", recurrence_of="A-3", review=reviewed),
+        ],
+    )
+    import_cases(tmp_path / "run.json")
+    shown = ["A-1", "A-3", "A-4"] if hide_drafts else ["A-1", "D-2", "A-3", "A-4"]
+    for page_of in shown:
+        items = section(page(client, f"/cases/{page_of}"), "recurrence").split("<li")[1:]
+        listed = [next(i for i in ("A-1", "D-2", "A-3", "A-4") if i in item) for item in items]
+        assert listed == shown, page_of
+
+
 def test_the_korean_note_names_other_titles_only_for_other_cases(client, tmp_path):
     """The case's own title in English is "the title", not "titles of other cases", even
     though the case is in its own recurrence chain."""
