@@ -96,6 +96,25 @@ def test_a_latin_word_with_a_particle_finds_the_word_however_it_is_followed(clie
     assert found(client, "GPU가") == ["N-4"]
 
 
+def test_a_latin_word_the_search_leaves_out_keeps_its_particle(client, tmp_path):
+    """`IT의` cut to `IT` would search for the stopword `it`, so for nothing; `OR가` cut to
+    `OR` would be web search syntax. They are searched as typed, as prefixes."""
+    store(
+        tmp_path,
+        plain_case("W-1", summary={"en": "Something failed.", "ko": "IT의 시스템이 멈췄다."}),
+        plain_case("W-2", summary={"en": "Something failed.", "ko": "ON이 켜지지 않았다."}),
+        plain_case("W-3", summary={"en": "Something failed.", "ko": "OR가 멈췄다."}),
+        plain_case("W-4", summary={"en": "Something failed.", "ko": "CAN의 버스가 멈췄다."}),
+    )
+    assert found(client, "IT의") == ["W-1"]
+    assert found(client, "it의") == ["W-1"]
+    assert found(client, "ON이") == ["W-2"]
+    assert found(client, "OR가") == ["W-3"]
+    assert found(client, "OR가 멈췄다") == ["W-3"]
+    assert found(client, "CAN의") == ["W-4"]
+    assert found(client, "IT의 NFS의") == []  # both words: no case has both
+
+
 def test_a_quoted_phrase_matches_only_the_words_together(client, tmp_path):
     saturated = {"en": "The metadata service saturated.", "ko": "메타데이터 서비스가 포화됐다."}
     lost = {"en": "The service lost its metadata.", "ko": "서비스가 메타데이터를 잃었다."}

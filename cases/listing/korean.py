@@ -70,8 +70,24 @@ def stem(word):
     return word if len(stemmed) < SHORTEST_STEM else stemmed
 
 
-def stems(text):
-    """The search text with each Korean word reduced to its stem; the rest as written."""
+# A stem in Latin letters and digits only (`NFS` of `NFS의`).
+LATIN_STEM = re.compile(r"[0-9A-Za-z]+")
+
+
+def stems(text, searchable=None):
+    """The search text with each Korean word reduced to its stem; the rest as written.
+
+    `searchable(words)`, if given, says which of the Latin stems (`NFS`, `IT`) the search
+    looks for: one it would not (an English stopword such as `it`, or `or`, which is web
+    search syntax) leaves its word as typed (`IT의`), found as before by its prefix."""
     if not re.search(r"[가-힣]", text or ""):
         return text
-    return KOREAN_WORD.sub(lambda match: stem(match.group(0)), text)
+    cut = {word: stem(word) for word in KOREAN_WORD.findall(text)}
+    latin = {s for word, s in cut.items() if s != word and LATIN_STEM.fullmatch(s)}
+    kept = searchable(latin) if latin and searchable else latin
+
+    def replaced(match):
+        word = match.group(0)
+        return word if cut[word] in latin - kept else cut[word]
+
+    return KOREAN_WORD.sub(replaced, text)

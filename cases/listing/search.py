@@ -58,10 +58,34 @@ def web_search_text(text):
     """The reader's words as `websearch_to_tsquery` reads them: `|` outside a quoted phrase
     means `or`, as it does in PostgreSQL's own syntax (web search syntax would read it as a
     space, so as "and"), and a Korean word with a particle or ending is its stem
-    (listing/korean.py)."""
+    (listing/korean.py), unless that stem is a Latin word the search leaves out."""
     parts = text.split('"')
     parts[::2] = [re.sub(r"\s*\|+\s*", " or ", part) for part in parts[::2]]
-    return korean.stems('"'.join(parts))
+    return korean.stems('"'.join(parts), searchable=searched_for)
+
+
+# Whether the search looks for a Latin word, as PostgreSQL said, for this process's searches.
+_SEARCHED_FOR = {}
+_SEARCHED_FOR_KEPT = 10_000
+
+
+def searched_for(words):
+    """Those of `words` (Latin words cut from a Korean one, `NFS` of `NFS의`) that the English
+    search looks for: not a stopword (`it`, `on`, `can`), nor `or` (web search syntax), as
+    the database's own 'english' configuration says. One small query for the words not asked
+    about before in this process, at most one per search."""
+    unknown = [word for word in words if word not in _SEARCHED_FOR]
+    if unknown:
+        if len(_SEARCHED_FOR) > _SEARCHED_FOR_KEPT:
+            _SEARCHED_FOR.clear()
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT word, lower(word) <> 'or' AND numnode(plainto_tsquery('english', word)) > 0"
+                " FROM unnest(%s::text[]) AS word",
+                [unknown],
+            )
+            _SEARCHED_FOR.update(cursor.fetchall())
+    return {word for word in words if _SEARCHED_FOR.get(word)}
 
 
 class LibraryQuery(SearchQuery):

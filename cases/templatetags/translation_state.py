@@ -28,8 +28,8 @@ def _date(stamp, fallback):
 
 @register.inclusion_tag("includes/stale_note.html")
 def stale_note(case, states, name, position=None, inline=False):
-    """On a Korean page, a quiet note under a stale text: since when, and where the English
-    and the side-by-side view are. Nothing on an English page, nor for a current or missing
+    """On a Korean page, a quiet note under a stale text: since when, and a link to the English
+    beside it in the side-by-side view. Nothing on an English page, nor for a current or missing
     text (a missing one falls back to English, marked as such)."""
     key = name if position is None else item_key(name, position)
     text = states.get(key) if states else None
