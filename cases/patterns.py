@@ -41,6 +41,7 @@ CASE_ID_PATTERN = _schema_pattern("case_id")
 SLUG_PATTERN = _schema_pattern("slug")
 HTTP_URL_PATTERN = _schema_pattern("http_url")
 DURATION_PATTERN = _schema_pattern("duration")
+NOT_BLANK_PATTERN = _schema_pattern("not_blank")
 
 # A case id in any letter case, inside a larger pattern: the case page redirects `il-0137`.
 CASE_ID_ANY_CASE = f"(?i:{unanchored(CASE_ID_PATTERN)})"

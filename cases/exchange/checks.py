@@ -16,7 +16,7 @@ from jsonschema.exceptions import ValidationError
 
 from cases.exchange.format import BILINGUAL_FIELDS
 from cases.models import OWN_RECURRENCE, RELATED_TO_ITSELF, Facet
-from cases.patterns import case_schema, whole
+from cases.patterns import NOT_BLANK_PATTERN, case_schema, whole
 
 # Fractions beyond microseconds would be cut on storing, changing the instant: refused.
 RFC3339 = re.compile(
@@ -183,6 +183,8 @@ def describe(error):
         wanted = error.validator_value
         wanted = " or ".join(wanted) if isinstance(wanted, list) else wanted
         return field_path(path), f"must be {wanted}{or_null}, not {_json_type(value)}"
+    if kind == "pattern" and error.validator_value == NOT_BLANK_PATTERN:
+        return field_path(path), "must not be empty or only spaces"
     if kind == "pattern":
         return field_path(path), f"{value!r} is not {_pattern_meaning(path)}"
     if kind == "maxLength":
