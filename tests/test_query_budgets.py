@@ -56,6 +56,8 @@ def test_the_case_list_runs_six_queries(client, library, django_assert_max_num_q
         "/cases/",
         "/cases/?q=relay&sort=relevance",
         "/cases/?q=중계기&domain=web&severity=high&severity=low&reviewed=yes",
+        # A Latin word with a particle, cut or, as a stopword, not: decided in the query.
+        "/cases/?q=relay의 IT의&sort=relevance",
         "/cases/?components=component-1&year_from=2003&page=1&lang=ko",
         "/taxonomy/components/component-2/",
         "/cases/?fix=fix-1&fix=fix-3&severity=high",
@@ -74,6 +76,8 @@ def test_an_empty_case_list_runs_five_queries(client, library, django_assert_max
         "/cases/?q=nowhere&domain=web&year_from=2001",
         "/taxonomy/components/component-2/?q=nowhere&year_to=2030",
         "/cases/?q=the&domain=web",
+        "/cases/?q=NFS의 nowhere",
+        "/cases/?q=IT의",
     ]:
         with django_assert_max_num_queries(5):
             assert client.get(url).status_code == 200, url
@@ -119,7 +123,12 @@ def test_the_api_runs_a_fixed_number_of_queries(client, library, django_assert_m
     taxonomy terms; the number of matching cases; one page of them with organisation,
     severity, root cause, recurrence and reviewer; their sources (with how many cases cite
     each); remediation; action items; tags; related cases."""
-    for url in ["/api/cases/", "/api/cases/?per_page=100", "/api/cases/?q=relay&domain=web"]:
+    for url in [
+        "/api/cases/",
+        "/api/cases/?per_page=100",
+        "/api/cases/?q=relay&domain=web",
+        "/api/cases/?q=relay의&per_page=100",
+    ]:
         with django_assert_max_num_queries(10):
             assert client.get(url).status_code == 200, url
     # /api/taxonomy/: the library's state; the terms; the facet counts.

@@ -74,20 +74,15 @@ def stem(word):
 LATIN_STEM = re.compile(r"[0-9A-Za-z]+")
 
 
-def stems(text, searchable=None):
-    """The search text with each Korean word reduced to its stem; the rest as written.
-
-    `searchable(words)`, if given, says which of the Latin stems (`NFS`, `IT`) the search
-    looks for: one it would not (an English stopword such as `it`, or `or`, which is web
-    search syntax) leaves its word as typed (`IT의`), found as before by its prefix."""
+def stems(text, cut_latin=True):
+    """The search text with each Korean word reduced to its stem; the rest as written. With
+    `cut_latin` false, a word whose stem is in Latin letters (`NFS의`) is left as typed."""
     if not re.search(r"[가-힣]", text or ""):
         return text
-    cut = {word: stem(word) for word in KOREAN_WORD.findall(text)}
-    latin = {s for word, s in cut.items() if s != word and LATIN_STEM.fullmatch(s)}
-    kept = searchable(latin) if latin and searchable else latin
 
     def replaced(match):
         word = match.group(0)
-        return word if cut[word] in latin - kept else cut[word]
+        stemmed = stem(word)
+        return word if not cut_latin and LATIN_STEM.fullmatch(stemmed) else stemmed
 
     return KOREAN_WORD.sub(replaced, text)

@@ -54,48 +54,41 @@ FRAGMENT_DELIMITER = " … "
 WORD_EDGE = 40
 
 
-def web_search_text(text):
+def web_search_text(text, cut_latin=True):
     """The reader's words as `websearch_to_tsquery` reads them: `|` outside a quoted phrase
     means `or`, as it does in PostgreSQL's own syntax (web search syntax would read it as a
     space, so as "and"), and a Korean word with a particle or ending is its stem
-    (listing/korean.py), unless that stem is a Latin word the search leaves out."""
+    (listing/korean.py); with `cut_latin` false, but for a Latin word's (`NFS의`)."""
     parts = text.split('"')
     parts[::2] = [re.sub(r"\s*\|+\s*", " or ", part) for part in parts[::2]]
-    return korean.stems('"'.join(parts), searchable=searched_for)
+    return korean.stems('"'.join(parts), cut_latin=cut_latin)
 
 
-# Whether the search looks for a Latin word, as PostgreSQL said, for this process's searches.
-_SEARCHED_FOR = {}
-_SEARCHED_FOR_KEPT = 10_000
-
-
-def searched_for(words):
-    """Those of `words` (Latin words cut from a Korean one, `NFS` of `NFS의`) that the English
-    search looks for: not a stopword (`it`, `on`, `can`), nor `or` (web search syntax), as
-    the database's own 'english' configuration says. One small query for the words not asked
-    about before in this process, at most one per search."""
-    unknown = [word for word in words if word not in _SEARCHED_FOR]
-    if unknown:
-        if len(_SEARCHED_FOR) > _SEARCHED_FOR_KEPT:
-            _SEARCHED_FOR.clear()
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT word, lower(word) <> 'or' AND numnode(plainto_tsquery('english', word)) > 0"
-                " FROM unnest(%s::text[]) AS word",
-                [unknown],
-            )
-            _SEARCHED_FOR.update(cursor.fetchall())
-    return {word for word in words if _SEARCHED_FOR.get(word)}
+def _websearch(text):
+    return SearchQuery(text, config="english", search_type="websearch")
 
 
 class LibraryQuery(SearchQuery):
-    """The reader's words as a tsquery: web search syntax, English stemmed, Korean as prefixes."""
+    """The reader's words as a tsquery: web search syntax, English stemmed, Korean as prefixes.
+
+    A Latin word with a Korean particle searches as the Latin word (`NFS의` as `NFS`) unless
+    that word is one the English search leaves out (`IT`, a stopword; `OR`, web search
+    syntax): the query would then lose a word, and is made with such words as typed (`IT의`,
+    found by its prefix). PostgreSQL decides, in the query itself (numnode): no query more.
+    """
 
     def __init__(self, text):
-        super().__init__(web_search_text(text), config="english", search_type="websearch")
+        words = web_search_text(text)
+        super().__init__(words, config="english", search_type="websearch")
+        as_typed = web_search_text(text, cut_latin=False)
+        self.as_typed = _websearch(as_typed) if as_typed != words else None
 
     def as_sql(self, compiler, connection, function=None, template=None):
         sql, params = super().as_sql(compiler, connection, function, template)
+        if self.as_typed is not None:
+            typed, typed_params = compiler.compile(self.as_typed)
+            sql = f"(CASE WHEN numnode({sql}) = numnode({typed}) THEN {sql} ELSE {typed} END)"
+            params = [*params, *typed_params, *params, *typed_params]
         return (
             f"regexp_replace(({sql})::text, %s, %s, 'g')::tsquery",
             [*params, KOREAN_LEXEME, r"\&:*"],
@@ -108,7 +101,9 @@ def has_no_word(text):
     the page says why (one small query, made only then)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT numnode(websearch_to_tsquery('english', %s)) = 0", [web_search_text(text)]
+            "SELECT numnode(websearch_to_tsquery('english', %s)) = 0"
+            " AND numnode(websearch_to_tsquery('english', %s)) = 0",
+            [web_search_text(text), web_search_text(text, cut_latin=False)],
         )
         return cursor.fetchone()[0]
 
