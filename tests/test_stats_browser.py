@@ -190,3 +190,25 @@ def test_a_chart_taller_than_what_is_left_of_a_printed_page_starts_on_it(live_se
     assert "Cases per year" in first
     assert "1970 1" in first  # the chart's first row, under its heading
     assert len([line for line in first if line]) >= 25  # a page's worth, not an introduction
+
+
+UNBROKEN_NAME = "Internationalbusinessmachinescorporationholdings"
+
+
+@pytest.fixture
+def library_with_an_unbroken_name(library, tmp_path):
+    case = make_case("UNBROKEN-1", org=UNBROKEN_NAME, org_slug="unbroken")
+    import_cases(write_json(tmp_path / "unbroken.json", case))
+
+
+@needs_chromium
+@pytest.mark.usefixtures("library_with_an_unbroken_name")
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_name_without_a_place_to_break_fits_the_numbers_at_320_px(live_server, browser, lang):
+    """A chart's numbers list each label as its row's heading: an organisation's name
+    without a space or hyphen breaks rather than widen the page."""
+    page = browser.new_page(viewport={"width": 320, "height": 800})
+    page.goto(f"{live_server.url}/stats/?lang={lang}")
+    page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+    assert page.locator("th", has_text=UNBROKEN_NAME).count()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 320
