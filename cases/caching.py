@@ -145,6 +145,7 @@ def mark_uncached(response):
 
 
 def _mark_private(response):
+    del response["Last-Modified"]  # never a date, to anyone: see the module's docstring
     patch_cache_control(response, private=True, no_cache=True)
     patch_vary_headers(response, ("Cookie", "Accept-Language"))
     return response

@@ -149,32 +149,32 @@ def _decode_error(file, error, line_offset=0, column_offset=0, start=0):
 
 
 # A key "id" and its string value, where a string starts in an object's text.
-_ID_MEMBER = re.compile(r'"id"\s*:\s*("(?:[^"\\]|\\.)*")')
+_ID_MEMBER = re.compile(r'"id"\s*:\s*("[^"\\]*(?:\\.[^"\\]*)*")')
+# What the nesting of JSON text is read from: a string (whole, or to the end of the text
+# read), or a bracket.
+_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\Z)|[{}\[\]]')
 
 
 def _id_read_before(text, start, end):
     """The id of the case that text[start:] begins and `end`, the malformed place, is
     inside of, if its own "id" member (not one of a nested object's) is written whole before
     `end`; else None. The exchange format writes the id first, so a broken case is named."""
-    depth, position, case_id = 0, start, None
-    while position < end:
-        char = text[position]
+    depth, case_id = 0, None
+    for token in _STRING_OR_BRACKET.finditer(text, start, end):
+        char = text[token.start()]
         if char == '"':
-            if depth == 1 and case_id is None and (member := _ID_MEMBER.match(text, position, end)):
-                try:
-                    case_id = json.loads(member.group(1))
-                except json.JSONDecodeError:  # a bad escape: no id to name
-                    pass
-            position += 1
-            while position < end and text[position] != '"':  # to the string's end
-                position += 2 if text[position] == "\\" else 1
+            if depth == 1 and case_id is None:
+                if member := _ID_MEMBER.match(text, token.start(), end):
+                    try:
+                        case_id = json.loads(member.group(1))
+                    except json.JSONDecodeError:  # a bad escape: no id to name
+                        pass
         elif char in "{[":
             depth += 1
-        elif char in "}]":
+        else:
             depth -= 1
             if depth <= 0:  # the case is closed: the malformed place is after it
                 case_id = None
-        position += 1
     return case_id
 
 
