@@ -282,3 +282,46 @@ def test_bulk_return_to_draft_refuses_a_case_changed_after_the_confirmation_page
         "It was not returned to draft." in html
     )
     assert not Case.objects.get(pk="T-2").is_draft
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_edit_between_the_imports_check_and_its_write_is_not_undone(
+    seeded, tmp_path, monkeypatch
+):
+    """The import checks that no case of the file is older than the library's copy, then
+    writes. An admin save committed between the two is found again when the write locks the
+    case, and the run is refused rather than undo the edit."""
+    import threading
+
+    from django.db import connections
+
+    from cases.exchange.importer import CaseImport
+
+    alice = logged_in(Client(), make_staff("alice"))
+    form = open_case(alice, "IL-0137")
+    file = write_json(tmp_path / "now.json", exported("IL-0137"))  # not older: passes the check
+    checked = CaseImport.check_newer_in_library
+    saved = []
+
+    def check_then_an_edit_lands(self, cases):
+        checked(self, cases)
+        # Alice's save, on a connection of its own, committed before the import writes.
+        def edit():
+            try:
+                saved.append(save(alice, "IL-0137", form, title_ko="앨리스의 제목"))
+            finally:
+                connections.close_all()  # the thread's own connection
+
+        editor = threading.Thread(target=edit)
+        editor.start()
+        editor.join()
+
+    monkeypatch.setattr(CaseImport, "check_newer_in_library", check_then_an_edit_lands)
+    stderr = StringIO()
+    with pytest.raises(CommandError, match="1 problem found"):
+        call_command("import_cases", str(file), stderr=stderr, verbosity=0)
+    assert saved[0].status_code == 302  # the edit was saved
+    message = stderr.getvalue()
+    assert f"{file}:1: IL-0137: updated_at: the library's copy is newer (" in message
+    assert "last changed by alice" in message
+    assert Case.objects.get(pk="IL-0137").title_ko == "앨리스의 제목"
