@@ -305,6 +305,7 @@ def test_an_edit_between_the_imports_check_and_its_write_is_not_undone(
 
     def check_then_an_edit_lands(self, cases):
         checked(self, cases)
+
         # Alice's save, on a connection of its own, committed before the import writes.
         def edit():
             try:
