@@ -6,10 +6,12 @@ Nobody types a review by hand: `reviewed_by`, `reviewer` and `reviewed_at` are r
 and set by cases/review/workflow.py, which also keeps concurrent edits from overwriting each other.
 """
 
+import copy
+
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.widgets import AdminTextareaWidget
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models
 from django.db.models import BooleanField, Count, Q
 from django.db.models.expressions import RawSQL
@@ -100,6 +102,34 @@ def _index_with_terms_needing_labels(index):
 
 REVIEW_FIELDS = ("status", "reviewed_by", "reviewed_at", "reviewer", "last_change")
 
+ROWS_BUSY = gettext_lazy(
+    "Another write (an import, most likely) holds what this one needs, so nothing was "
+    "changed. Try again in a moment."
+)
+
+
+def refused_as_busy_request(request):
+    """A copy of a POST to a change form whose write found its rows held by an import,
+    marked to show the form again, refused (LibraryAdmin._unless_busy, get_form)."""
+    refused = copy.copy(request)
+    refused.refused_as_busy = True
+    return refused
+
+
+def refused_as_busy(form_class):
+    """`form_class`, every form of it refused with ROWS_BUSY, before any other check (the
+    case form's own look at its row would wait again)."""
+
+    class Refused(form_class):
+        def clean(self):
+            raise ValidationError(
+                [ROWS_BUSY, gettext_lazy("Your input is kept below: try again in a moment.")],
+                code="busy",
+            )
+
+    Refused.__name__ = form_class.__name__
+    return Refused
+
 
 class LibraryAdmin(admin.ModelAdmin):
     """What the library's admins share: the keys import files name a row by stay fixed.
@@ -124,7 +154,12 @@ class LibraryAdmin(admin.ModelAdmin):
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         return self._unless_busy(
-            super().changeform_view, request, object_id, form_url, extra_context
+            super().changeform_view,
+            request,
+            object_id,
+            form_url,
+            extra_context,
+            form_again=True,
         )
 
     def delete_view(self, request, object_id, extra_context=None):
@@ -133,22 +168,26 @@ class LibraryAdmin(admin.ModelAdmin):
     def changelist_view(self, request, extra_context=None):
         return self._unless_busy(super().changelist_view, request, extra_context)
 
-    def _unless_busy(self, view, request, *args):
+    def _unless_busy(self, view, request, *args, form_again=False):
+        """The view, its writes refused after a moment if an import holds rows they need:
+        a form then comes back with what was typed (`form_again`), anything else with a
+        message on the page it was sent from."""
         if request.method != "POST":
             return view(request, *args)
         try:
             with review.waiting_briefly_for_rows():
                 return view(request, *args)
         except review.RowsBusy:
-            self.message_user(
-                request,
-                _(
-                    "Another write (an import, most likely) holds what this one needs, so "
-                    "nothing was changed. Try again in a moment."
-                ),
-                messages.ERROR,
-            )
+            if form_again:
+                # The same view again, its form refused at once: it saves nothing and shows
+                # what was typed, the main form's and the inlines'.
+                return view(refused_as_busy_request(request), *args)
+            self.message_user(request, ROWS_BUSY, messages.ERROR)
             return HttpResponseRedirect(request.get_full_path())
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        return refused_as_busy(form) if getattr(request, "refused_as_busy", False) else form
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         if isinstance(db_field, models.TextField):

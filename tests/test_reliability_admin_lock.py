@@ -101,7 +101,6 @@ def test_deleting_a_case_or_renaming_its_organisation_while_an_import_holds_it_i
             "/admin/cases/case/",
             {"action": "delete_selected", "_selected_action": ["L-1"], "post": "yes"},
         ),
-        (f"/admin/cases/organisation/{organisation.pk}/change/", {"name": "Renamed"}),
     ]
     for url, data in writes:
         other = held_row("L-1")
@@ -115,7 +114,21 @@ def test_deleting_a_case_or_renaming_its_organisation_while_an_import_holds_it_i
         assert response.status_code == 200 and BUSY in response.content.decode(), url
         assert response.redirect_chain[-1][0] == url
     assert Case.objects.filter(id="L-1").exists()
+    # A rename: the form again, saying so, with what was typed.
+    rename = f"/admin/cases/organisation/{organisation.pk}/change/"
+    typed = {"name": "Renamed while the import ran"}
+    other = held_row("L-1")
+    try:
+        started = time.monotonic()
+        response = client.post(rename, typed)
+        waited = time.monotonic() - started
+    finally:
+        other.close()
+    assert waited < 10
+    page = response.content.decode()
+    assert response.status_code == 200 and BUSY in page and "Your input is kept below" in page
+    assert 'value="Renamed while the import ran"' in page
     assert Organisation.objects.get(pk=organisation.pk).name == organisation.name
     # The import over, the same rename goes through.
-    assert client.post(writes[2][0], writes[2][1]).status_code == 302
-    assert Organisation.objects.get(pk=organisation.pk).name == "Renamed"
+    assert client.post(rename, typed).status_code == 302
+    assert Organisation.objects.get(pk=organisation.pk).name == "Renamed while the import ran"
