@@ -113,6 +113,15 @@ def test_a_latin_word_the_search_leaves_out_keeps_its_particle(client, tmp_path)
     assert found(client, "OR가 멈췄다") == ["W-3"]
     assert found(client, "CAN의") == ["W-4"]
     assert found(client, "IT의 NFS의") == []  # both words: no case has both
+    # Each word on its own: a word searched as typed leaves the others' stems alone.
+    store(
+        tmp_path,
+        plain_case("W-5", summary={"en": "The NFS server hung.", "ko": None}),
+        plain_case("W-6", summary={"en": "Something failed.", "ko": "NFS가 멈췄다."}),
+    )
+    assert found(client, "NFS의") == ["W-5", "W-6"]
+    assert found(client, "NFS의 -IT의") == ["W-5", "W-6"]
+    assert found(client, "NFS의 or OR가") == ["W-3", "W-5", "W-6"]
 
 
 def test_a_quoted_phrase_matches_only_the_words_together(client, tmp_path):

@@ -74,15 +74,26 @@ def stem(word):
 LATIN_STEM = re.compile(r"[0-9A-Za-z]+")
 
 
-def stems(text, cut_latin=True):
-    """The search text with each Korean word reduced to its stem; the rest as written. With
-    `cut_latin` false, a word whose stem is in Latin letters (`NFS의`) is left as typed."""
+def stem_parts(text):
+    """The search text as parts, in order: text (as written, or a Korean word's stem), and
+    for a word whose stem is in Latin letters (`NFS의`), (stem, word): the stem is searched
+    only if the English search looks for it (`IT` is a stopword, `OR` is syntax), a choice
+    search.py leaves to PostgreSQL."""
     if not re.search(r"[가-힣]", text or ""):
-        return text
+        return [text]
+    parts, written, end = [], "", 0
+    for match in KOREAN_WORD.finditer(text):
+        word, stemmed = match.group(0), stem(match.group(0))
+        written += text[end : match.start()]
+        end = match.end()
+        if stemmed != word and LATIN_STEM.fullmatch(stemmed):
+            parts += [written, (stemmed, word)]
+            written = ""
+        else:
+            written += stemmed
+    return [*parts, written + text[end:]]
 
-    def replaced(match):
-        word = match.group(0)
-        stemmed = stem(word)
-        return word if not cut_latin and LATIN_STEM.fullmatch(stemmed) else stemmed
 
-    return KOREAN_WORD.sub(replaced, text)
+def stems(text):
+    """The search text with each Korean word reduced to its stem; the rest as written."""
+    return "".join(part if isinstance(part, str) else part[0] for part in stem_parts(text))

@@ -54,43 +54,49 @@ FRAGMENT_DELIMITER = " … "
 WORD_EDGE = 40
 
 
-def web_search_text(text, cut_latin=True):
-    """The reader's words as `websearch_to_tsquery` reads them: `|` outside a quoted phrase
-    means `or`, as it does in PostgreSQL's own syntax (web search syntax would read it as a
-    space, so as "and"), and a Korean word with a particle or ending is its stem
-    (listing/korean.py); with `cut_latin` false, but for a Latin word's (`NFS의`)."""
+def web_search_parts(text):
+    """The reader's words as `websearch_to_tsquery` reads them, in parts (korean.stem_parts):
+    `|` outside a quoted phrase means `or`, as it does in PostgreSQL's own syntax (web search
+    syntax would read it as a space, so as "and"), and a Korean word with a particle or
+    ending is its stem, a Latin one (`NFS` of `NFS의`) where the search looks for it."""
     parts = text.split('"')
     parts[::2] = [re.sub(r"\s*\|+\s*", " or ", part) for part in parts[::2]]
-    return korean.stems('"'.join(parts), cut_latin=cut_latin)
+    return korean.stem_parts('"'.join(parts))
 
 
-def _websearch(text):
-    return SearchQuery(text, config="english", search_type="websearch")
+def _text_sql(parts):
+    """(SQL, params) of the search text made from its parts: each Latin stem (`NFS`) where
+    the English search looks for it, else its word as typed (`IT의`: `IT` is a stopword;
+    `OR가`: `OR` is syntax), which is found by its prefix. Decided by PostgreSQL's own
+    'english' configuration, word by word, from constants only: the query folds it once."""
+    sql, params = [], []
+    for part in parts:
+        if isinstance(part, str):
+            sql.append("%s::text")
+            params.append(part)
+        else:
+            stem, word = part
+            sql.append(
+                "(CASE WHEN lower(%s) <> 'or' AND numnode(plainto_tsquery('english', %s)) > 0"
+                " THEN %s ELSE %s END)"
+            )
+            params += [stem, stem, stem, word]
+    return " || ".join(sql), params
 
 
 class LibraryQuery(SearchQuery):
-    """The reader's words as a tsquery: web search syntax, English stemmed, Korean as prefixes.
-
-    A Latin word with a Korean particle searches as the Latin word (`NFS의` as `NFS`) unless
-    that word is one the English search leaves out (`IT`, a stopword; `OR`, web search
-    syntax): the query would then lose a word, and is made with such words as typed (`IT의`,
-    found by its prefix). PostgreSQL decides, in the query itself (numnode): no query more.
-    """
+    """The reader's words as a tsquery: web search syntax, English stemmed, Korean as prefixes
+    (a Latin word with a Korean particle as the Latin word, where it is searched: _text_sql)."""
 
     def __init__(self, text):
-        words = web_search_text(text)
-        super().__init__(words, config="english", search_type="websearch")
-        as_typed = web_search_text(text, cut_latin=False)
-        self.as_typed = _websearch(as_typed) if as_typed != words else None
+        self.parts = web_search_parts(text)
+        super().__init__(korean.stems(text), config="english", search_type="websearch")
 
     def as_sql(self, compiler, connection, function=None, template=None):
-        sql, params = super().as_sql(compiler, connection, function, template)
-        if self.as_typed is not None:
-            typed, typed_params = compiler.compile(self.as_typed)
-            sql = f"(CASE WHEN numnode({sql}) = numnode({typed}) THEN {sql} ELSE {typed} END)"
-            params = [*params, *typed_params, *params, *typed_params]
+        text_sql, params = _text_sql(self.parts)
         return (
-            f"regexp_replace(({sql})::text, %s, %s, 'g')::tsquery",
+            "regexp_replace((websearch_to_tsquery('english'::regconfig, "
+            f"{text_sql}))::text, %s, %s, 'g')::tsquery",
             [*params, KOREAN_LEXEME, r"\&:*"],
         )
 
@@ -99,12 +105,9 @@ def has_no_word(text):
     """Whether the text holds no word the search looks for: only words too common to be in
     any search vector (`the`, `and`), or only punctuation. Such a search matches nothing;
     the page says why (one small query, made only then)."""
+    text_sql, params = _text_sql(web_search_parts(text))
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT numnode(websearch_to_tsquery('english', %s)) = 0"
-            " AND numnode(websearch_to_tsquery('english', %s)) = 0",
-            [web_search_text(text), web_search_text(text, cut_latin=False)],
-        )
+        cursor.execute(f"SELECT numnode(websearch_to_tsquery('english', {text_sql})) = 0", params)
         return cursor.fetchone()[0]
 
 
