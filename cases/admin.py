@@ -174,10 +174,15 @@ class LibraryAdmin(admin.ModelAdmin):
         message on the page it was sent from."""
         if request.method != "POST":
             return view(request, *args)
+        # The messages the attempt queues: a wait at COMMIT (a deferred foreign key's check)
+        # comes after the view has said "… was changed successfully".
+        queued = getattr(getattr(request, "_messages", None), "_queued_messages", [])
+        before = len(queued)
         try:
             with review.waiting_briefly_for_rows():
                 return view(request, *args)
         except review.RowsBusy:
+            del queued[before:]  # nothing was changed: no message may say otherwise
             if form_again:
                 # The same view again, its form refused at once: it saves nothing and shows
                 # what was typed, the main form's and the inlines'.

@@ -132,3 +132,23 @@ def test_deleting_a_case_or_renaming_its_organisation_while_an_import_holds_it_i
     # The import over, the same rename goes through.
     assert client.post(rename, typed).status_code == 302
     assert Organisation.objects.get(pk=organisation.pk).name == "Renamed while the import ran"
+
+
+def test_a_save_that_waits_at_commit_says_nothing_was_changed_and_only_that(a_case, tmp_path):
+    """A case made a recurrence of one an import holds waits at COMMIT, where its foreign
+    key is checked, after the admin has queued "was changed successfully": the form comes
+    back without that message, saying nothing was changed, with the input kept."""
+    store(tmp_path, plain_case("L-2"), name="second.json")
+    client = Client()
+    client.force_login(make_staff("ed"))
+    data = open_case(client, "L-2")
+    data["recurrence_of"] = "L-1"
+    other = held_row("L-1")
+    try:
+        response = client.post(change_url("L-2"), data)
+    finally:
+        other.close()
+    page = response.content.decode()
+    assert response.status_code == 200 and BUSY in page
+    assert "successfully" not in page
+    assert Case.objects.get(id="L-2").recurrence_of_id is None
