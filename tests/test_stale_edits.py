@@ -305,6 +305,7 @@ def test_an_edit_between_the_imports_check_and_its_write_is_not_undone(
 
     def check_then_an_edit_lands(self, cases):
         checked(self, cases)
+        assert not self.case_problems, self.case_problems  # the file passed the first check
 
         # Alice's save, on a connection of its own, committed before the import writes.
         def edit():
@@ -315,7 +316,9 @@ def test_an_edit_between_the_imports_check_and_its_write_is_not_undone(
 
         editor = threading.Thread(target=edit)
         editor.start()
-        editor.join()
+        editor.join(timeout=30)
+        assert not editor.is_alive() and saved, "the edit did not finish"
+        assert saved[0].status_code == 302  # the edit was saved before the import writes
 
     monkeypatch.setattr(CaseImport, "check_newer_in_library", check_then_an_edit_lands)
     stderr = StringIO()
