@@ -35,18 +35,23 @@ class held_row:
         self.other.close()
 
 
+def posted_while_held(client, url, data, held="L-1"):
+    """(response, seconds waited) of a POST made while another session holds a case's row."""
+    other = held_row(held)
+    try:
+        started = time.monotonic()
+        response = client.post(url, data)
+        return response, time.monotonic() - started
+    finally:
+        other.close()
+
+
 def test_a_save_while_an_import_holds_the_case_is_refused_at_once_keeping_the_input(a_case):
     client = Client()
     client.force_login(make_staff("ed"))
     data = open_case(client, "L-1")
     data["title_en"] = "A title typed while the import ran"
-    other = held_row("L-1")
-    try:
-        started = time.monotonic()
-        response = client.post(change_url("L-1"), data)
-        waited = time.monotonic() - started
-    finally:
-        other.close()
+    response, waited = posted_while_held(client, change_url("L-1"), data)
     assert response.status_code == 200  # the form again, not a 500 after a long wait
     assert waited < 10
     page = response.content.decode()
@@ -117,13 +122,7 @@ def test_deleting_a_case_or_renaming_its_organisation_while_an_import_holds_it_i
     # A rename: the form again, saying so, with what was typed.
     rename = f"/admin/cases/organisation/{organisation.pk}/change/"
     typed = {"name": "Renamed while the import ran"}
-    other = held_row("L-1")
-    try:
-        started = time.monotonic()
-        response = client.post(rename, typed)
-        waited = time.monotonic() - started
-    finally:
-        other.close()
+    response, waited = posted_while_held(client, rename, typed)
     assert waited < 10
     page = response.content.decode()
     assert response.status_code == 200 and BUSY in page and "Your input is kept below" in page
@@ -143,11 +142,7 @@ def test_a_save_that_waits_at_commit_says_nothing_was_changed_and_only_that(a_ca
     client.force_login(make_staff("ed"))
     data = open_case(client, "L-2")
     data["recurrence_of"] = "L-1"
-    other = held_row("L-1")
-    try:
-        response = client.post(change_url("L-2"), data)
-    finally:
-        other.close()
+    response, _waited = posted_while_held(client, change_url("L-2"), data)
     page = response.content.decode()
     assert response.status_code == 200 and BUSY in page
     assert "successfully" not in page
