@@ -301,9 +301,8 @@ class CaseQuerySet(models.QuerySet):
             """,
             [case.id, case.id],
         )
-        linked = self.filter(id__in=walk).order_by("date", "id")
-        hidden = self.hidden().filter(id__in=walk).values("id")
-        linked = linked.annotate(is_hidden=Exists(hidden.filter(id=OuterRef("id"))))
+        hidden = Exists(Case.objects.hidden().filter(id=OuterRef("id")))
+        linked = self.filter(id__in=walk).annotate(is_hidden=hidden).order_by("date", "id")
         return [other for other in in_link_order(linked) if not other.is_hidden]
 
 

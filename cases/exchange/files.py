@@ -137,14 +137,15 @@ def collect_files(paths):
 
 def _decode_error(file, error, line_offset=0, column_offset=0, start=0):
     """The problem where the JSON reader stopped; `start`, where the value it was reading
-    (a case) begins in the error's text, so that the case is named if its id came first."""
+    (a case) begins in the error's text, so that the case is named if its id came first
+    (None: between two cases, in none)."""
     column = error.colno + (column_offset if error.lineno == 1 else 0)
     return Problem(
         file,
         f"malformed JSON: {error.msg}",
         line=error.lineno + line_offset,
         column=column,
-        case_id=_id_read_before(error.doc, start, error.pos),
+        case_id=None if start is None else _id_read_before(error.doc, start, error.pos),
     )
 
 
@@ -279,11 +280,7 @@ class _Text:
         """The problem of a reader's error in the buffer; `start`, where the case it was
         reading begins (None between cases)."""
         return _decode_error(
-            file,
-            error,
-            line_offset=self.line - 1,
-            column_offset=self.column,
-            start=len(self.buffer) if start is None else start,
+            file, error, line_offset=self.line - 1, column_offset=self.column, start=start
         )
 
     def skip_space(self, position):

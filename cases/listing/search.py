@@ -64,11 +64,12 @@ def web_search_parts(text):
     return korean.stem_parts('"'.join(parts))
 
 
-def _text_sql(parts):
-    """(SQL, params) of the search text made from its parts: each Latin stem (`NFS`) where
-    the English search looks for it, else its word as typed (`IT의`: `IT` is a stopword;
-    `OR가`: `OR` is syntax), which is found by its prefix. Decided by PostgreSQL's own
-    'english' configuration, word by word, from constants only: the query folds it once."""
+def _tsquery_sql(parts):
+    """(SQL, params) of the tsquery of the search text's parts (web_search_parts), as
+    `websearch_to_tsquery` with the 'english' configuration reads it: each Latin stem (`NFS`)
+    where the English search looks for it, else its word as typed (`IT의`: `IT` is a
+    stopword; `OR가`: `OR` is syntax), which is found by its prefix. Decided by PostgreSQL's
+    own configuration, word by word, from constants only: the query folds it once."""
     sql, params = [], []
     for part in parts:
         if isinstance(part, str):
@@ -81,22 +82,21 @@ def _text_sql(parts):
                 " THEN %s ELSE %s END)"
             )
             params += [stem, stem, stem, word]
-    return " || ".join(sql), params
+    return f"websearch_to_tsquery('english'::regconfig, {' || '.join(sql)})", params
 
 
 class LibraryQuery(SearchQuery):
     """The reader's words as a tsquery: web search syntax, English stemmed, Korean as prefixes
-    (a Latin word with a Korean particle as the Latin word, where it is searched: _text_sql)."""
+    (a Latin word with a Korean particle as the Latin word, where it is searched)."""
 
     def __init__(self, text):
         self.parts = web_search_parts(text)
-        super().__init__(korean.stems(text), config="english", search_type="websearch")
+        super().__init__(text, config="english", search_type="websearch")
 
     def as_sql(self, compiler, connection, function=None, template=None):
-        text_sql, params = _text_sql(self.parts)
+        sql, params = _tsquery_sql(self.parts)
         return (
-            "regexp_replace((websearch_to_tsquery('english'::regconfig, "
-            f"{text_sql}))::text, %s, %s, 'g')::tsquery",
+            f"regexp_replace(({sql})::text, %s, %s, 'g')::tsquery",
             [*params, KOREAN_LEXEME, r"\&:*"],
         )
 
@@ -105,9 +105,9 @@ def has_no_word(text):
     """Whether the text holds no word the search looks for: only words too common to be in
     any search vector (`the`, `and`), or only punctuation. Such a search matches nothing;
     the page says why (one small query, made only then)."""
-    text_sql, params = _text_sql(web_search_parts(text))
+    sql, params = _tsquery_sql(web_search_parts(text))
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT numnode(websearch_to_tsquery('english', {text_sql})) = 0", params)
+        cursor.execute(f"SELECT numnode({sql}) = 0", params)
         return cursor.fetchone()[0]
 
 
