@@ -249,6 +249,16 @@ def test_search_is_answered_by_the_gin_index(seeded):
         assert "case_search_idx" in plan, plan
 
 
+def test_a_search_choosing_latin_stems_in_the_query_is_answered_by_the_gin_index(seeded):
+    """Each Latin stem's choice (`NFS` searched, `IT` not) is made of constants: PostgreSQL
+    folds it at planning, and the index answers as for any other search."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+    for words in ["NFS의", "NFS의 -IT의", "OR가 or 스토리지가"]:
+        plan = search.matching(Case.objects.order_by(), words).explain()
+        assert "case_search_idx" in plan and "CASE" not in plan, plan
+
+
 def test_the_search_vector_follows_every_write(client, tmp_path):
     store(tmp_path, plain_case("W-1", summary={"en": "Alpha broke.", "ko": None}),
           plain_case("W-2", review=REVIEWED))  # fmt: skip
