@@ -26,9 +26,11 @@ def _schema_pattern(name):
 
 
 def whole(pattern):
-    """A schema pattern for Python's `re`: `$` there (ECMA-262) never matches before a final
-    newline, as it does in Python, so "high\\n" must not pass as a slug."""
-    return pattern.replace("$", r"\Z")
+    """A schema pattern for Python's `re`, matching what the schema (ECMA-262) and the
+    database's check constraints match: `$` there never matches before a final newline, as
+    it does in Python, so "high\\n" must not pass as a slug; and `\\d` is an ASCII digit,
+    where Python's would let "P٣D" (an Arabic-Indic 3) through."""
+    return pattern.replace("$", r"\Z").replace(r"\d", "[0-9]")
 
 
 def unanchored(pattern):

@@ -115,6 +115,13 @@ RULES = {
         "detected_after",
         "Enter an ISO 8601 duration such as PT45M, PT8H or P2DT3H.",
     ),
+    "a duration with an Arabic-Indic digit": (
+        timeline("detected_after", "P\u0663D"),  # Python's \d would take it; the database not
+        "timeline.detected_after",
+        {"detected_after": "P\u0663D"},
+        "detected_after",
+        "Enter an ISO 8601 duration such as PT45M, PT8H or P2DT3H.",
+    ),
     "a self-recurrence": (
         field("recurrence_of", "IL-0137"),
         "recurrence_of",

@@ -51,9 +51,7 @@ def is_date_time(value):
 
 @cache
 def _whole_pattern(pattern):
-    # \d is an ASCII digit in the schema's regular expressions (ECMA-262) and in the
-    # database's check constraints; Python's would let "P٣D" (Arabic-Indic 3) through.
-    return re.compile(whole(pattern).replace(r"\d", "[0-9]"))
+    return re.compile(whole(pattern))
 
 
 def _pattern(validator, pattern, instance, schema):
