@@ -568,8 +568,8 @@ class Case(models.Model):
         if not isinstance(self.docs, list):
             errors["docs"] = _("Enter a list (a JSON array) of further documents.")
         else:
-            # The import's check of the same values (here, not imported at the top: the
-            # validation module reads the exchange format, which reads these models).
+            # The import's check of the same values (here, not imported at the top:
+            # cases/exchange/checks.py reads the exchange format, which reads these models).
             from cases.exchange.checks import field_path, unstorable_values
 
             problems = [

@@ -1,10 +1,11 @@
 import re
 import unicodedata
+from functools import wraps
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.paginator import InvalidPage, Paginator
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language, gettext_lazy
@@ -79,17 +80,32 @@ def _impact_in_english(case, language):
     return language != FALLBACK_LANGUAGE and any(known_value(v).is_fallback for v in values if v)
 
 
+def upper_case_id(view):
+    """A page of one case answers at its id in capitals: `il-0137` redirects (permanently) to
+    the same page at `IL-0137`, with the same query (`?lang=ko`)."""
+
+    @wraps(view)
+    def view_of_upper_case_id(request, case_id, **kwargs):
+        if case_id != case_id.upper():
+            match = request.resolver_match
+            url = reverse(match.view_name, kwargs=match.kwargs | {"case_id": case_id.upper()})
+            query = request.META.get("QUERY_STRING")
+            return HttpResponsePermanentRedirect(f"{url}?{query}" if query else url)
+        return view(request, case_id, **kwargs)
+
+    return view_of_upper_case_id
+
+
 def _get_case(case_id):
-    """The published case with this id, with all the page shows; lower-case ids redirect."""
+    """The published case with this id, with all the page shows."""
     return get_object_or_404(Case.objects.published().for_page(), id=case_id)
 
 
 @require_safe
 @public_page
+@upper_case_id
 @read_in_one_snapshot
 def case_detail(request, case_id):
-    if case_id != case_id.upper():
-        return redirect("cases:detail", case_id=case_id.upper(), permanent=True)
     case = _get_case(case_id)
     chain = Case.objects.only(
         "id", "title_en", "title_ko", "date", "recurrence_of_id", "reviewed_at"
@@ -169,11 +185,10 @@ BOTH_SECTIONS = (
 
 @require_safe
 @public_page
+@upper_case_id
 @read_in_one_snapshot
 def case_both(request, case_id):
     """English and Korean side by side, section by section, each text with its state."""
-    if case_id != case_id.upper():
-        return redirect("cases:both", case_id=case_id.upper(), permanent=True)
     case = _get_case(case_id)
     states = translations.case_states(case)
     sections = []

@@ -161,6 +161,8 @@ def test_trailing_slash_and_lower_case_ids_reach_the_case(client, seeded):
     assert client.get("/cases/IL-0137/").status_code == 200
     response = client.get("/cases/il-0137")
     assert response.status_code == 301 and response["Location"] == "/cases/IL-0137"
+    both = client.get("/cases/Il-0137/both?lang=ko")
+    assert both.status_code == 301 and both["Location"] == "/cases/IL-0137/both?lang=ko"
 
 
 def test_unknown_case_gets_a_proper_404_page(client, db):

@@ -1,7 +1,7 @@
 """The pages of cases/discover/: citations of a case, /diagnose/ and /stats/ (thin views)."""
 
 from django.http import Http404, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, render
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
@@ -12,15 +12,14 @@ from cases.discover.diagnose import Diagnosis
 from cases.discover.stats import CHART_SLUGS, Statistics, chart_csv
 from cases.languages import content_language
 from cases.models import Case, Term
-from cases.views import NoSuchPage
+from cases.views import NoSuchPage, upper_case_id
 
 
 @require_safe
 @public_page
+@upper_case_id
 def case_citation(request, case_id, fmt):
     """/cases/<id>.bib, .ris and .csl.json: the case as a reference, in the page's language."""
-    if case_id != case_id.upper():
-        return redirect("cases:cite", case_id=case_id.upper(), fmt=fmt, permanent=True)
     if fmt not in citations.FORMATTERS:
         raise Http404
     case = get_object_or_404(Case.objects.published().select_related("organisation"), id=case_id)

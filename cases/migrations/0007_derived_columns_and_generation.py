@@ -12,7 +12,7 @@ from django.db import migrations, models
 # cases/database.sql holds the current functions and triggers (search vector, term ids, the
 # library's generation); this migration replaces those of 0003 and 0005 with them, as the file
 # was before 0011 (0007_database.sql, frozen there: the file's term ids read a column 0011
-# adds). 0011 applies the file as it is now.
+# adds). 0011 applies the file as 0014 left it; 0018 applies it as it is now.
 DATABASE_SQL = Path(__file__).resolve().parent / "0007_database.sql"
 CURRENT_DATABASE_SQL = Path(__file__).resolve().parent.parent / "database.sql"
 DATABASE_SQL_0014 = Path(__file__).resolve().parent / "0014_database.sql"

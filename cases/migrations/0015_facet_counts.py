@@ -1,6 +1,6 @@
 # The facet counts over the whole library, kept by the database at every write
-# (cases/database.sql, "The library's facet counts"): the table, the file applied as it is now,
-# and the library counted once. Back: the counting triggers and functions dropped, and the
+# (cases/database.sql, "The library's facet counts"): the table, the file applied as it was
+# then (0015_database.sql), and the library counted once. Back: the counting triggers and functions dropped, and the
 # file as 0014 left it applied again (cases_library_changed without the fold).
 
 import importlib
