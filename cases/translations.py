@@ -30,7 +30,6 @@ REMEDIATION = ("remediation", "remediation_steps")
 LISTS = (REMEDIATION, ("action_items", "action_items"))
 
 CURRENT, STALE, MISSING = "current", "stale", "missing"
-STATES = (CURRENT, STALE, MISSING)
 STATE_LABELS = {CURRENT: _("current"), STALE: _("stale"), MISSING: _("missing")}
 
 SOURCE_LENGTH = 16

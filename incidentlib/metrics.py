@@ -55,11 +55,6 @@ REPLICA_LAG = Gauge(
     ["replica"],
     multiprocess_mode="mostrecent",
 )
-IMPORTED_CASES = Counter(
-    "incidentlib_imported_cases_total",
-    "Cases written by import_cases, by outcome (created, updated, unchanged).",
-    ["outcome"],
-)
 
 
 def registry():

@@ -49,11 +49,6 @@ PRIMARY_VIEWS = frozenset({"cases:api_cases", "cases:api_bulk"})
 _reading_from = contextvars.ContextVar("incidentlib_reading_from", default=None)
 
 
-def current_alias():
-    """The database the current request reads: a replica's alias, or "default"."""
-    return _reading_from.get() or DEFAULT_DB_ALIAS
-
-
 class ReplicaRouter:
     """Names the request's replica for the ORM's reads; writes and migrations: the primary."""
 

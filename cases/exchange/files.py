@@ -529,23 +529,3 @@ def read_json_document(path):
         return None, _decode_error(file, error)
     except (RecursionError, ValueError) as error:
         return None, _unreadable_value(file, error, None)
-
-
-def read_case_file(path):
-    """(records, problems) for one file."""
-    records, problems = [], []
-    for item in iter_case_file(Path(path)):
-        (records if isinstance(item, CaseRecord) else problems).append(item)
-    return records, problems
-
-
-def read_case_files(paths):
-    """All case records under the paths, and every problem met reading them (whole lists:
-    for a few files; the import reads with iter_case_file, one case at a time)."""
-    files, problems = collect_files(paths)
-    records = []
-    for path in files:
-        file_records, file_problems = read_case_file(path)
-        records.extend(file_records)
-        problems.extend(file_problems)
-    return records, problems
