@@ -7,4 +7,4 @@ class CasesConfig(AppConfig):
     verbose_name = _("Incident cases")
 
     def ready(self):
-        from . import checks  # noqa: F401  (registers the system checks)
+        from . import system_checks  # noqa: F401  (registers them)
