@@ -10,6 +10,7 @@ import copy
 
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.contrib.admin.views.main import ChangeList
 from django.contrib.admin.widgets import AdminTextareaWidget
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models
@@ -129,6 +130,15 @@ def refused_as_busy(form_class):
 
     Refused.__name__ = form_class.__name__
     return Refused
+
+
+class CaseChangeList(ChangeList):
+    """The admin's list of cases, whose translation column reads each case's items (two
+    queries a page)."""
+
+    def get_results(self, request):
+        super().get_results(request)
+        self.result_list = self.result_list.prefetch_related("remediation_steps", "action_items")
 
 
 class LibraryAdmin(admin.ModelAdmin):
@@ -622,12 +632,8 @@ class CaseAdmin(LibraryAdmin):
             )
         return "; ".join(parts) or _("current")
 
-    def get_queryset(self, request):
-        queryset = super().get_queryset(request)
-        if getattr(request, "listing_cases", False):
-            # The list's translation column reads each case's items (two queries a page).
-            queryset = queryset.prefetch_related("remediation_steps", "action_items")
-        return queryset
+    def get_changelist(self, request, **kwargs):
+        return CaseChangeList
 
     def get_ordering(self, request):
         if request.GET.get(TranslationFilter.parameter_name) in (
@@ -638,7 +644,6 @@ class CaseAdmin(LibraryAdmin):
         return super().get_ordering(request)
 
     def changelist_view(self, request, extra_context=None):
-        request.listing_cases = True
         counts = Case.objects.aggregate(
             drafts=Count("pk", filter=Q(reviewed_at__isnull=True)),
             reviewed=Count("pk", filter=Q(reviewed_at__isnull=False)),
@@ -688,12 +693,8 @@ class CaseAdmin(LibraryAdmin):
         if change and (
             form.has_changed() or translated or any(fs.has_changed() for fs in formsets)
         ):
-            # The new version: whoever opened the case before this save may not overwrite it.
             # (The form's clean locked the row, at the version this instance holds.)
-            case = form.instance
-            case.updated_at = timezone.now()
-            review.mark_written(case, request.user, case.updated_at)
-            case.save(update_fields=["updated_at", "version", "changed_by", "changed_at"])
+            review.record_edit(form.instance, request.user)
 
     def record_translations(self, request, form, items_before):
         """Record which English each Korean text now translates (cases/translations.py);
@@ -833,21 +834,16 @@ class CaseAdmin(LibraryAdmin):
             return self.confirmation(
                 request, "approve_selected_confirmation.html", _("Approve cases"), cases
             )
-        again = bool(request.POST.get("approve_again"))
-        approved, kept, refused = [], [], []
-        for case in cases:
-            try:
-                review.approve(
-                    case.pk,
-                    request.user,
-                    seen_version=request.POST.get(f"version-{case.pk}"),
-                    again=again,
-                )
-                approved.append(case.pk)
-            except review.AlreadyReviewed:
-                kept.append(case.pk)
-            except (review.CaseChanged, review.CaseBusy) as refusal:
-                refused.append(str(refusal))
+        approved, kept, refused = review.for_each(
+            cases,
+            lambda case: review.approve(
+                case.pk,
+                request.user,
+                seen_version=request.POST.get(f"version-{case.pk}"),
+                again=bool(request.POST.get("approve_again")),
+            ),
+            review.AlreadyReviewed,
+        )
         if approved:
             self.message_user(
                 request,
@@ -885,17 +881,13 @@ class CaseAdmin(LibraryAdmin):
             return self.confirmation(
                 request, "return_selected_confirmation.html", _("Return cases to draft"), cases
             )
-        returned, drafts, refused = [], [], []
-        for case in cases:
-            try:
-                review.return_to_draft(
-                    case.pk, request.user, seen_version=request.POST.get(f"version-{case.pk}")
-                )
-                returned.append(case.pk)
-            except review.AlreadyDraft:
-                drafts.append(case.pk)
-            except (review.CaseChanged, review.CaseBusy) as refusal:
-                refused.append(str(refusal))
+        returned, drafts, refused = review.for_each(
+            cases,
+            lambda case: review.return_to_draft(
+                case.pk, request.user, seen_version=request.POST.get(f"version-{case.pk}")
+            ),
+            review.AlreadyDraft,
+        )
         if returned or not (drafts or refused):
             self.message_user(
                 request,

@@ -206,6 +206,31 @@ def return_to_draft(case_id, user, *, seen_version, edited=False):
     return case
 
 
+def record_edit(case, user):
+    """A save that changed `case` (its content, lists or translations: the admin's change
+    form says which saves do) writes its next version, so that whoever opened the case
+    before it may not overwrite it. return_if_edited then applies the review rule."""
+    case.updated_at = timezone.now()
+    mark_written(case, user, case.updated_at)
+    case.save(update_fields=["updated_at", "version", "changed_by", "changed_at"])
+
+
+def for_each(cases, act, already):
+    """`act` on each case in turn, each its own write (a bulk approval or return): the ids
+    of the cases acted on, of those that already were as asked (`act` raised `already`),
+    and the refusals of the others (changed since the reviewer saw them, or busy)."""
+    done, left, refused = [], [], []
+    for case in cases:
+        try:
+            act(case)
+            done.append(case.pk)
+        except already:
+            left.append(case.pk)
+        except (CaseChanged, CaseBusy) as refusal:
+            refused.append(str(refusal))
+    return done, left, refused
+
+
 def return_if_edited(case, user, *, seen_version):
     """The review rule: a review vouches for the content it read. A save that wrote a new
     version of a reviewed case (its content, lists or translations), other than with a review
