@@ -810,7 +810,7 @@ class CaseAdmin(LibraryAdmin):
 
         The ids are found first, in the primary key's index alone (one small query), so
         that the two conditions are two index look-ups."""
-        text = search_term.strip()
+        text = search.as_searched(search_term).strip()
         if not text:
             return queryset, False
         ids = []

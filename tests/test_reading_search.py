@@ -16,6 +16,8 @@ TEXTS = {
     "K-3": "노드에서 배포가 실패했다.",
     "K-4": "스토리 기능의 배포를 되돌렸다.",  # 스토리, not 스토리지
     "K-5": "서비스 장애가 발생했다.",
+    "K-6": "고객들이 서버에 접속하지 못했다.",
+    "K-7": "고객 요청이 실패했다.",
 }
 
 
@@ -46,6 +48,8 @@ def found(text):
         ("포화시켰다", "포화"),
         ("배포되었다", "배포"),
         ("발생했다", "발생"),
+        ("고객들이", "고객"),  # the plural 들
+        ("서비스들은", "서비스"),
     ],
 )
 def test_a_word_with_a_particle_or_ending_finds_what_its_stem_finds(korean_cases, typed, stem):
@@ -55,6 +59,8 @@ def test_a_word_with_a_particle_or_ending_finds_what_its_stem_finds(korean_cases
 
 
 def test_no_precision_is_lost(korean_cases):
+    assert found("고객들이") == {"K-6", "K-7"}
+    assert korean.stem("가용성이") == "가용성"  # no other noun suffix is cut: 가용 is not it
     assert found("스토리지가") == {"K-1", "K-2"}  # not K-4's 스토리
     assert found("스토리지") == {"K-1", "K-2"}
 

@@ -1,6 +1,7 @@
 """Full-text search: English and Korean at once, web search syntax, ranking, snippets, ids."""
 
 import re
+import unicodedata
 from urllib.parse import urlencode
 
 import pytest
@@ -131,6 +132,25 @@ def test_a_quoted_phrase_matches_only_the_words_together(client, tmp_path):
     assert found(client, "metadata service") == ["P-1", "P-2"]
     assert found(client, '"metadata service"') == ["P-1"]
     assert found(client, '"메타데이터 서비스"') == ["P-1"]
+
+
+def test_words_are_searched_as_typed_on_any_keyboard(client, tmp_path):
+    """Decomposed Hangul (as macOS may send it), full-width letters and curly quotes find
+    what their plain forms find."""
+    saturated = {"en": "The NFS metadata service saturated.", "ko": "메타데이터 서비스가 포화됐다."}
+    lost = {"en": "The service lost its metadata.", "ko": "서비스가 메타데이터를 잃었다."}
+    store(tmp_path, plain_case("T-1", summary=saturated), plain_case("T-2", summary=lost))
+    decomposed = unicodedata.normalize("NFD", "메타데이터 서비스가")
+    assert decomposed != "메타데이터 서비스가"
+    assert found(client, decomposed) == ["T-1", "T-2"]
+    assert found(client, "ＮＦＳ") == ["T-1"]
+    assert found(client, "“메타데이터 서비스”") == ["T-1"]
+    assert found(client, "“metadata service”") == ["T-1"]
+    assert found(client, "„metadata service“") == ["T-1"]
+    html = client.get("/cases/", {"q": "ＮＦＳ\u3000metadata"}).content.decode()
+    assert "NFS metadata" in html  # the chip says what was searched for
+    diagnosed = client.get("/diagnose/", {"q": "ＮＦＳ"}).content.decode()
+    assert 'href="/cases/T-1"' in diagnosed
 
 
 def test_a_minus_word_leaves_cases_out(client, tmp_path):

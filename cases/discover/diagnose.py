@@ -63,7 +63,7 @@ class DiagnoseForm(forms.Form):
     domain = forms.MultipleChoiceField(
         label=Facet.DOMAIN.label, required=False, widget=forms.CheckboxSelectMultiple
     )
-    q = forms.CharField(label=_("Words"), required=False, max_length=search.MAX_QUERY_LENGTH)
+    q = search.SearchField(label=_("Words"), required=False)
     root_cause = forms.ChoiceField(label=Facet.ROOT_CAUSE.label, required=False)
     fix = forms.ChoiceField(label=Facet.FIX.label, required=False)
     page = forms.IntegerField(label=_("Page"), required=False, min_value=1, max_value=10**6)

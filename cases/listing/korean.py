@@ -4,7 +4,7 @@ so the stem finds the inflected forms too, and nothing the reader's word would n
 
 Kiwi (kiwipiepy, with the model its package ships) analyses the word. Only a trailing run of
 particles (조사) and endings is cut, with a suffix that makes a verb of a noun (하다, 되다,
-시키다) or the copula (이다) written out before them; what a word begins with is never changed.
+시키다), the copula (이다) or the plural 들 written out before them; what a word begins with is never changed.
 A word Kiwi reads otherwise (`스토리지` as 스토리 + 이 + 지) is left whole: a cut is made only
 where the cut-off part starts with a morpheme written in the word. The analyser is loaded once
 per process, on the first Korean search (2 to 5 s and about 500 MB: bench/korean_search.py;
@@ -24,6 +24,9 @@ KOREAN_WORD = re.compile(r"[0-9A-Za-z]*[가-힣][0-9A-Za-z가-힣]*")
 TRAILING = re.compile(r"^(J|E|XSV|XSA|VCP|VCN)")
 # What a cut must begin with: a particle, or a suffix or copula that is written in the word.
 CUT_STARTS = re.compile(r"^(J|XSV|XSA|VCP)")
+# The plural suffix (`고객들이` is about 고객): the one noun suffix cut, since the others
+# (`가용성`, `효율적`) make a word of another meaning.
+PLURAL = ("들", "XSN")
 # A stem shorter than this is not cut to: a single syllable matches only itself.
 SHORTEST_STEM = 2
 
@@ -51,15 +54,21 @@ def analyser():
     return _kiwi
 
 
+def _plural(token):
+    return (token.form, token.tag) == PLURAL
+
+
 @lru_cache(maxsize=4096)
 def stem(word):
     """The word without its trailing particles and endings, or the word itself."""
     tokens = analyser().tokenize(word)
     cut = len(tokens)
-    while cut > 0 and TRAILING.match(tokens[cut - 1].tag):
+    while cut > 0 and (TRAILING.match(tokens[cut - 1].tag) or _plural(tokens[cut - 1])):
         cut -= 1
     # The cut must start at a particle, suffix or copula written in the word itself.
-    while cut < len(tokens) and not (CUT_STARTS.match(tokens[cut].tag) and tokens[cut].len > 0):
+    while cut < len(tokens) and not (
+        (CUT_STARTS.match(tokens[cut].tag) or _plural(tokens[cut])) and tokens[cut].len > 0
+    ):
         cut += 1
     if cut == len(tokens) or cut == 0:
         return word

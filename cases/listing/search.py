@@ -18,7 +18,9 @@ the vector answers `search_vector @@ query`.
 """
 
 import re
+import unicodedata
 
+from django import forms
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
 from django.db import connection
 from django.db.models import BooleanField, ExpressionWrapper, F, Func, Q, TextField, Value, When
@@ -35,6 +37,33 @@ from cases.patterns import any_case_id
 MAX_QUERY_LENGTH = 200
 # Matches up to which a search is ordered by rank (see by_relevance).
 RANK_ALL = 1000
+
+# What a keyboard may type for what the search reads: full-width Latin letters, digits and
+# signs (ＮＦＳ), the ideographic space, and the curly quotation marks of a phrase (a Korean
+# or macOS keyboard types “메타데이터 서비스”).
+AS_TYPED = str.maketrans(
+    {chr(code): chr(code - 0xFEE0) for code in range(0xFF01, 0xFF5F)}
+    | {"\u3000": " "}
+    | dict.fromkeys("“”„‟«»", '"')
+)
+
+
+def as_searched(text):
+    """The reader's words as the search reads them: composed (NFC: decomposed Hangul, as
+    macOS may send it, is the Hangul of the texts), full-width forms and curly quotes as
+    their plain ones. (Not NFKC: it would turn ㅋ into a jamo no text holds.)"""
+    return unicodedata.normalize("NFC", text).translate(AS_TYPED)
+
+
+class SearchField(forms.CharField):
+    """A search box's words, as the search reads them (as_searched)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(max_length=MAX_QUERY_LENGTH, **kwargs)
+
+    def to_python(self, value):
+        return as_searched(super().to_python(value))
+
 
 # A quoted lexeme of a tsquery's text form ('' is an escaped quote) of two characters or more
 # (the lookahead), one of them a Hangul syllable.

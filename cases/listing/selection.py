@@ -114,12 +114,16 @@ def facet_condition(param, value, terms):
     raise ValueError(f"{param} is not a facet parameter")
 
 
+class SearchFilter(django_filters.CharFilter):
+    field_class = search.SearchField
+
+
 def _term_filter(facet):
     return django_filters.MultipleChoiceFilter(label=facet.label, choices=[])
 
 
 class CaseFilter(django_filters.FilterSet):
-    q = django_filters.CharFilter(label=_("Search"), max_length=search.MAX_QUERY_LENGTH)
+    q = SearchFilter(label=_("Search"))
     domain = _term_filter(Facet.DOMAIN)
     symptoms = _term_filter(Facet.SYMPTOMS)
     components = _term_filter(Facet.COMPONENTS)
