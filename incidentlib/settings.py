@@ -216,6 +216,8 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", _("English")), ("ko", _("Korean"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# Where Django's Korean formats differ from written Korean (incidentlib/formats/ko/).
+FORMAT_MODULE_PATH = ["incidentlib.formats"]
 LANGUAGE_COOKIE_NAME = "incidentlib_language"
 LANGUAGE_COOKIE_AGE = 365 * 24 * 60 * 60
 USE_I18N = True

@@ -143,7 +143,7 @@ def test_the_result_count_and_chips_that_remove_themselves(client, library):
         ("2026-01-01T00:00:00Z", "en", "Jan. 1, 2026"),
         ("2026-01-01T00:00:00Z", "ko", "2026년 1월 1일"),
         ("2026-01-01T15:30:00Z", "en", "Jan. 1, 2026, 3:30 p.m. UTC"),
-        ("2026-01-01T15:30:00Z", "ko", "2026년 1월 1일 3:30 오후 UTC"),
+        ("2026-01-01T15:30:00Z", "ko", "2026년 1월 1일 오후 3:30 UTC"),
     ],
 )
 def test_the_updated_since_chip_names_the_time_in_the_pages_language(

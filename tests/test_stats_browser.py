@@ -153,6 +153,8 @@ def test_the_charts_print_as_text_with_their_bars(live_server, browser, lang):
     page = browser.new_page()
     page.goto(f"{live_server.url}/stats/?lang={lang}")
     page.emulate_media(media="print")
+    # The introduction's links, tables and CSV are not on paper: nor is it.
+    assert page.locator(".stats-help").is_hidden()
     # A printed page (A4 less its margins) is about 720 px wide: the charts fit it.
     page.set_viewport_size({"width": 720, "height": 1000})
     # At the printed page's body size, 11 pt.

@@ -6,12 +6,16 @@ critical or serious, in either language, at either width.
 Screenshots are left in tests/screenshots/ to be looked at.
 """
 
+import re
+
 import pytest
+
+from cases.models import Term
 
 from . import test_reading_accessibility as axe_test
 from .conftest import import_cases, write_json
-from .test_reading_browser import SCREENSHOTS, needs_chromium
-from .test_translations import stale_and_missing_case
+from .test_reading_browser import SCREENSHOTS, needs_chromium, pdf_text
+from .test_translations import STALE_NOTE_KO, stale_and_missing_case
 
 browser = axe_test.browser  # the fixture: Debian's Chromium, launched once a test
 
@@ -102,3 +106,32 @@ def test_axe_finds_nothing_serious_on_the_side_by_side_view(live_server, browser
     page, _measured = layout(browser, live_server, width, lang)
     assert page.locator(".both-stale").count() == 2 and page.locator(".both-missing").count() == 1
     assert axe_test.serious_violations(page) == []
+
+
+@pytest.fixture
+def stale_with_a_kind_of_fix(tmp_path):
+    case = stale_and_missing_case()
+    case["remediation"][0]["kind"] = "roll-back"
+    import_cases(write_json(tmp_path / "seed.json", case))
+    Term.objects.filter(facet="fix", slug="roll-back").update(label_ko="롤백")
+    return case
+
+
+@needs_chromium
+def test_a_printed_case_keeps_no_dangling_colon_and_sets_each_kind_of_fix_off(
+    live_server, stale_with_a_kind_of_fix, browser
+):
+    """Print hides the stale note's link to the English: its colon went with it (it was
+    "바뀌었습니다 (2026-12-01):" followed by nothing). A step's kind of fix, a pill on the
+    screen, was run into the step's text ("롤백릴리스를 …")."""
+    case = stale_with_a_kind_of_fix
+    page = browser.new_page()
+    page.goto(f"{live_server.url}/cases/IL-0137?lang=ko")
+    SCREENSHOTS.mkdir(exist_ok=True)
+    pdf = SCREENSHOTS / "case-ko-stale-printed.pdf"
+    pdf.write_bytes(page.pdf(format="A4"))
+    words = " ".join(pdf_text(pdf).split())
+    assert words.count(f"{STALE_NOTE_KO} (2026-12-01)") == 1
+    assert not re.search(rf"{STALE_NOTE_KO} \([0-9-]+\) ?:", words), words
+    first_step = case["remediation"][0]["text"]["ko"]
+    assert f"롤백: {first_step[:10]}" in words

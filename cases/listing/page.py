@@ -56,7 +56,7 @@ CHIP_PARAMS = ("q", *FACET_PARAMS, "year_from", "year_to", "updated_since", *DUR
 
 def _moment(value):
     """A time as a reader reads it, in the page's language: the day alone at midnight, else
-    the day and time with its zone (`Jan. 1, 2026`, `2026년 1월 1일 3:30 오후 UTC`)."""
+    the day and time with its zone (`Jan. 1, 2026`, `2026년 1월 1일 오후 3:30 UTC`)."""
     value = localtime(value)
     if (value.hour, value.minute, value.second) == (0, 0, 0):
         return date_format(value, "DATE_FORMAT")
