@@ -262,7 +262,9 @@ INCIDENTLIB_TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = datetime.timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# A successful login clears the failures of its own account, not its address's others'.
 AXES_RESET_ON_SUCCESS = True
+AXES_HANDLER = "incidentlib.logins.OwnFailuresHandler"
 AXES_CLIENT_IP_CALLABLE = "incidentlib.logins.client_address"
 AXES_LOCKOUT_CALLABLE = "incidentlib.logins.locked_out"
 SECURE_CONTENT_TYPE_NOSNIFF = True

@@ -64,6 +64,43 @@ def test_an_address_is_locked_whatever_accounts_it_tries(db):
     assert logged_in(log_in("rita", STAFF_PASSWORD, address="198.51.100.8"))
 
 
+def test_another_accounts_login_from_the_same_address_does_not_clear_the_guesses(db):
+    """axes' own reset cleared every failure of the login's address: an editor logging in
+    between guesses at a reviewer's password let the guessing go on without limit."""
+    make_staff("rita", reviewer=True)
+    make_staff("eve")
+    for n in range(LIMIT - 1):
+        log_in("rita", f"guess {n}", address="198.51.100.7")
+    assert logged_in(log_in("eve", STAFF_PASSWORD, address="198.51.100.7"))
+    log_in("rita", "one guess more", address="198.51.100.7")
+    assert log_in("rita", STAFF_PASSWORD, address="203.0.113.1").status_code == 429
+    assert log_in("eve", STAFF_PASSWORD, address="198.51.100.7").status_code == 429
+
+
+def test_an_editor_logging_in_from_the_guessing_address_clears_only_their_own_failures(db):
+    make_staff("rita", reviewer=True)
+    make_staff("eve")
+    log_in("eve", "typo", address="198.51.100.7")
+    for n in range(LIMIT - 2):
+        log_in("rita", f"guess {n}", address="198.51.100.7")
+    assert logged_in(log_in("eve", STAFF_PASSWORD, address="198.51.100.7"))
+    assert not AccessAttempt.objects.filter(username="eve").exists()  # her typo is forgiven
+    # rita's guesses stay: two more, from elsewhere, lock her account.
+    for n in range(2):
+        log_in("rita", f"guess {n}", address="198.51.100.8")
+    assert log_in("rita", STAFF_PASSWORD, address="203.0.113.1").status_code == 429
+
+
+def test_a_login_clears_its_own_failures(db):
+    make_staff("rita", reviewer=True)
+    for n in range(LIMIT - 1):
+        log_in("rita", f"guess {n}")
+    assert logged_in(log_in("rita", STAFF_PASSWORD))
+    for n in range(LIMIT - 1):
+        log_in("rita", f"guess {n}")
+    assert logged_in(log_in("rita", STAFF_PASSWORD))
+
+
 def test_behind_the_proxy_the_client_is_the_address_the_proxy_saw(db):
     make_staff("rita", reviewer=True)
     # The guesser sends a different X-Forwarded-For each time; the proxy appends its peer.
