@@ -79,6 +79,31 @@ def test_every_public_page_kind_has_no_serious_violation(live_server, browser, l
     assert found == {}
 
 
+@needs_chromium
+@pytest.mark.usefixtures("demo_library")
+@pytest.mark.parametrize(("lang", "skip"), [("en", "Skip to the results"), ("ko", "결과로 건너뛰기")])
+def test_the_keyboard_skips_the_header_and_the_filters_to_the_results(
+    live_server, browser, lang, skip
+):
+    """A list's filters are some seventy links before its first case: the first stops of
+    the keyboard skip to the content and, on a list, to its results."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{live_server.url}/cases/?lang={lang}")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.getAttribute('href')") == "#content"
+    assert page.locator(".skip-link").first.bounding_box()["y"] >= 0  # seen with the focus
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == skip
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    # The next stop is in the results (their sort links, then the cases), past the filters.
+    focused = page.evaluate("document.activeElement.closest('#results') !== null")
+    assert focused, page.evaluate("document.activeElement.outerHTML")
+    page.goto(f"{live_server.url}/cases/IL-0137?lang={lang}")
+    assert page.locator(".skip-link").count() == 1  # a case page: the content only
+    assert page.locator(".skip-link").bounding_box()["y"] < 0  # out of sight without it
+
+
 def admin_page(browser, live_server, lang, path, width=1280):
     """A page of the admin at 1280 px (or `width`), `rita` logged in, the browser asking
     for `lang`."""
