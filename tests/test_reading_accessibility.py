@@ -81,7 +81,9 @@ def test_every_public_page_kind_has_no_serious_violation(live_server, browser, l
 
 @needs_chromium
 @pytest.mark.usefixtures("demo_library")
-@pytest.mark.parametrize(("lang", "skip"), [("en", "Skip to the results"), ("ko", "결과로 건너뛰기")])
+@pytest.mark.parametrize(
+    ("lang", "skip"), [("en", "Skip to the results"), ("ko", "결과로 건너뛰기")]
+)
 def test_the_keyboard_skips_the_header_and_the_filters_to_the_results(
     live_server, browser, lang, skip
 ):
