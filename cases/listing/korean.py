@@ -7,8 +7,9 @@ particles (조사) and endings is cut, with a suffix that makes a verb of a noun
 시키다), the copula (이다) or the plural 들 written out before them; what a word begins with
 is never changed. A word Kiwi reads otherwise (`스토리지` as 스토리 + 이 + 지) is left whole: a
 cut is made only where the cut-off part starts with a morpheme written in the word. The
-analyser is loaded once per process, on the first Korean search (2 to 5 s and about 500 MB: bench/korean_search.py;
-gunicorn.conf.py loads it in each worker before its first request), never on other requests.
+analyser is loaded once per process, on the first Korean search (2 to 5 s and about 500 MB:
+bench/korean_search.py; gunicorn.conf.py loads it in each worker before its first request),
+never on other requests.
 """
 
 import re
