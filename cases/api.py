@@ -286,4 +286,5 @@ def bulk_download(request):
 
 @csrf_exempt
 def not_found(request):
-    return json_error(404, _("There is nothing at this address of the API."))
+    # Kept by no shared cache, as every 404 (cases.views.not_found).
+    return mark_uncached(json_error(404, _("There is nothing at this address of the API.")))

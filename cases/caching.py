@@ -161,8 +161,11 @@ def _shareable_state(request):
 
 
 def _not_modified(request, etag):
-    """A 304 if the request's If-None-Match names this ETag, else None."""
-    if etag in parse_etags(request.headers.get("If-None-Match", "")):
+    """A 304 if the request's If-None-Match names this ETag, else None. Compared weakly, as
+    RFC 9110 says for If-None-Match: a proxy that compresses a page marks its tag weak
+    (`W/"..."`), and its revalidation must still get the 304."""
+    tags = {tag.removeprefix("W/") for tag in parse_etags(request.headers.get("If-None-Match", ""))}
+    if etag.removeprefix("W/") in tags or "*" in tags:
         return _mark_public(HttpResponseNotModified(), etag)
     return None
 

@@ -156,6 +156,8 @@ def test_every_api_address_names_a_parameter_it_does_not_take(client, library, u
 def test_an_address_under_the_api_that_does_not_exist_is_a_json_404(url, method):
     response = getattr(Client(enforce_csrf_checks=True), method)(url)
     assert response.status_code == 404 and response.json()["error"]
+    # Kept by no shared cache, as every other 404.
+    assert "no-cache" in response["Cache-Control"] and "Accept-Language" in response["Vary"]
 
 
 @pytest.mark.parametrize("url", ["/api/cases/", "/api/taxonomy/", "/api/cases.jsonl"])

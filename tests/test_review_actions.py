@@ -163,7 +163,8 @@ def test_bulk_approve_leaves_reviewed_cases_as_they_were_unless_ticked(client, d
     before = reviewed_by_someone_else("T-2")
     logged_in(client, reviewer)
     asked = ask_bulk_approval(client, "T-1", "T-2")
-    assert "already reviewed and keep" in asked.content.decode()
+    assert "This case is already reviewed and keeps its review" in asked.content.decode()
+    assert "Approve this one again too: I become its reviewer" in asked.content.decode()
     response = confirm_bulk_approval(client, asked)
     assert "Already reviewed, left as they were: T-2." in response.content.decode()
     assert Case.objects.get(pk="T-1").reviewed_by == "rita"
