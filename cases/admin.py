@@ -746,8 +746,9 @@ class CaseAdmin(LibraryAdmin):
             message.append(
                 {
                     "changed": {
-                        "name": gettext_noop("translation"),
-                        "object": translations.key_label(key),
+                        # The key, shown in the reader's words (cases/review/history.py).
+                        "name": translations.CONFIRMED,
+                        "object": key,
                         "fields": [gettext_noop("Korean still correct")],
                     }
                 }

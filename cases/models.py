@@ -620,6 +620,9 @@ class CaseTerm(models.Model):
     position = models.PositiveSmallIntegerField()
 
     class Meta:
+        # As the admin's history and delete pages name it.
+        verbose_name = _("term of a case")
+        verbose_name_plural = _("terms of cases")
         ordering = ["position"]
         constraints = [
             models.UniqueConstraint(fields=["case", "term"], name="case_term_once"),

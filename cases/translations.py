@@ -20,6 +20,7 @@ import hashlib
 from dataclasses import dataclass
 
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop
 
 from cases.exchange.format import BILINGUAL_FIELDS
 
@@ -30,6 +31,9 @@ REMEDIATION = ("remediation", "remediation_steps")
 LISTS = (REMEDIATION, ("action_items", "action_items"))
 
 CURRENT, STALE, MISSING = "current", "stale", "missing"
+# What the history calls a text confirmed as still correct ("Changed Korean still correct for
+# translation “What happened”").
+CONFIRMED = gettext_noop("translation")
 STATE_LABELS = {CURRENT: _("current"), STALE: _("stale"), MISSING: _("missing")}
 
 SOURCE_LENGTH = 16

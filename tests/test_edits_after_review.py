@@ -4,6 +4,7 @@ Unless the change comes with a reviewer's Approve, which saves it and approves i
 """
 
 import datetime
+import re
 
 import pytest
 from django.contrib.admin.models import LogEntry
@@ -117,3 +118,21 @@ def test_the_history_says_returned_to_draft_edited_in_korean(client, reviewed, e
         "/admin/cases/case/IL-0137/history/", HTTP_ACCEPT_LANGUAGE="ko"
     ).content.decode()
     assert "<td>수정되어 초안으로 되돌렸습니다.</td>" in page
+
+
+def test_the_history_names_the_changed_fields_in_the_readers_language(client, reviewed, editor):
+    """Django stores the form's labels, capitalised ("Impact: users", "Summary (Korean)"),
+    which its lookup in the catalogue of verbose names missed: a Korean history said
+    "Impact: users 또한 Summary (Korean)가 변경되었습니다"."""
+    logged_in(client, editor)
+    save(client, "IL-0137", impact_users="A few", summary_ko="고친 요약", written_by="someone")
+    english = client.get("/admin/cases/case/IL-0137/history/", HTTP_ACCEPT_LANGUAGE="en")
+    changed = re.search(r"<td>(Changed [^<]*)</td>", english.content.decode())
+    assert changed, english.content.decode()
+    assert changed[1].startswith("Changed ") and "Summary (Korean)" in changed[1], changed[1]
+    page = client.get(
+        "/admin/cases/case/IL-0137/history/", HTTP_ACCEPT_LANGUAGE="ko"
+    ).content.decode()
+    assert "요약 (한국어)" in page and "영향: 사용자" in page and "작성자" in page, page
+    for english_label in ("Summary", "Impact", "Written by", "Korean"):
+        assert english_label not in page.split('id="change-history"')[1], english_label

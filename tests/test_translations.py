@@ -10,12 +10,13 @@ import re
 import pytest
 from django.contrib.admin.models import LogEntry
 from django.db.models import Q
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from cases import translations
 from cases.admin import TRANSLATION_STATES, translation_queue_counts
 from cases.exchange.format import parse_timestamp, same_case
 from cases.models import Case, Term
+from cases.review.history import change_message
 from cases.translations import CURRENT, MISSING, STALE, source_hash
 
 from .conftest import (
@@ -133,8 +134,10 @@ def test_ticking_still_correct_makes_it_current_again_and_the_history_says_so(
     assert states("IL-0137")["lessons"] == CURRENT
     assert Case.objects.get(id="IL-0137").version == version + 1
     last = LogEntry.objects.order_by("-id").first()
-    assert "Korean still correct" in last.get_change_message()
-    assert "Lessons" in last.get_change_message()
+    assert change_message(last) == ("Changed Korean still correct for translation “Lessons”.")
+    with translation.override("ko"):
+        assert "한국어가 여전히 맞음" in change_message(last)
+        assert "“교훈" in change_message(last), change_message(last)
 
 
 def still_correct_box(html, textarea_name):
@@ -204,8 +207,9 @@ def test_ticking_a_step_s_own_box_makes_it_current_and_the_history_says_so(
     save_admin(client, "IL-0137", still_correct=["remediation[1]"])
     assert states("IL-0137")["remediation[1]"] == CURRENT
     last = LogEntry.objects.order_by("-id").first()
-    assert "Korean still correct" in last.get_change_message()
-    assert "What fixed it, step 2" in last.get_change_message()
+    assert change_message(last) == (
+        "Changed Korean still correct for translation “What fixed it, step 2”."
+    )
     history = client.get("/admin/cases/case/IL-0137/history/").content.decode()
     assert "What fixed it, step 2" in history
 
