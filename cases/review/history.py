@@ -17,7 +17,6 @@ from django.utils.translation import gettext
 
 from cases import translations
 
-
 # A bilingual text's column, as models.english_text and korean_text name it: "Summary (Korean)".
 COLUMN = re.compile(r"(.+) \((English|Korean)\)")
 
