@@ -22,7 +22,6 @@ method other than GET and HEAD. The API only reads, so it asks for no CSRF token
 gets the JSON 405, not Django's HTML 403 page.
 """
 
-import json
 from functools import wraps
 
 from django.conf import settings
@@ -36,7 +35,13 @@ from django.views.decorators.csrf import csrf_exempt
 from django_filters.fields import IsoDateTimeField
 
 from cases.caching import conditional, mark_uncached, public_page
-from cases.exchange.export import iter_cases, read_in_one_snapshot, snapshot, sync_time
+from cases.exchange.export import (
+    iter_cases,
+    json_lines_pieces,
+    read_in_one_snapshot,
+    snapshot,
+    sync_time,
+)
 from cases.exchange.format import format_timestamp, public_case_to_exchange
 from cases.listing.counts import library_counts
 from cases.listing.links import url_with
@@ -275,8 +280,7 @@ def bulk_download(request):
         # Opened here, not in the view: the view returns before the first line is made.
         with snapshot():
             cases = Case.objects.published().for_page().order_by("id")
-            for value in iter_cases(cases, public_case_to_exchange):
-                yield json.dumps(value, ensure_ascii=False) + "\n"
+            yield from json_lines_pieces(iter_cases(cases, public_case_to_exchange))
 
     response = StreamingHttpResponse(lines(), content_type="application/jsonl; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="incidentlib-cases.jsonl"'

@@ -44,6 +44,39 @@ def test_export_to_a_file(seeded, tmp_path):
     assert json.loads(target.read_text(encoding="utf-8")) == [seed_case()]
 
 
+def test_an_export_named_jsonl_is_json_lines_and_imports_unchanged(tmp_path, capsys):
+    write_json(tmp_path / "run.json", [make_case("B-1"), make_case("A-1")])
+    import_cases(tmp_path / "run.json")
+    target = tmp_path / "library.jsonl"
+    export(output=str(target))
+    lines = target.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["id"] for line in lines] == ["A-1", "B-1"]
+    out = StringIO()
+    call_command("import_cases", str(target), stdout=out, stderr=StringIO())
+    assert "2 unchanged" in out.getvalue(), out.getvalue()
+    # Either format, whatever the name, on request.
+    assert json.loads(export(format="json")) == [json.loads(line) for line in lines]
+    assert export(format="jsonl").splitlines() == lines
+
+
+def test_an_export_through_a_symbolic_link_writes_the_file_it_names(seeded, tmp_path):
+    target = tmp_path / "real.json"
+    target.write_text("old", encoding="utf-8")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    export(output=str(link))
+    assert link.is_symlink()
+    assert json.loads(target.read_text(encoding="utf-8")) == [seed_case()]
+
+
+def test_a_quiet_export_says_nothing(seeded, tmp_path):
+    err = StringIO()
+    call_command(
+        "export_cases", output=str(tmp_path / "a.json"), verbosity=0, stdout=StringIO(), stderr=err
+    )
+    assert err.getvalue() == ""
+
+
 def test_unknown_id_is_an_error_and_writes_no_file(seeded, tmp_path):
     target = tmp_path / "library.json"
     with pytest.raises(CommandError, match="No case with id NOPE-1; nothing was written"):

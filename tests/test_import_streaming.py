@@ -2,6 +2,7 @@
 run, short warnings, a progress bar only on a terminal."""
 
 import json
+import re
 from io import StringIO
 
 import pytest
@@ -113,6 +114,39 @@ def test_a_json_array_read_in_blocks_gives_each_case_its_line(tmp_path, monkeypa
     assert [r.data for r in records] == cases
 
 
+def test_a_minified_array_on_one_line_is_read_in_blocks_too(tmp_path, monkeypatch):
+    """jq -c and json.dumps without indent write an array on one line: it was read whole."""
+    monkeypatch.setattr(files, "BLOCK_SIZE", 1000)
+    cases = [make_case(f"M-{n}") for n in range(1, 11)]
+    path = tmp_path / "minified.json"
+    path.write_text(json.dumps(cases, ensure_ascii=False, separators=(",", ":")), "utf-8")
+    reads = []
+    records = list(iter_case_file(path, progress=reads.append))
+    assert [r.case_id for r in records] == [c["id"] for c in cases]
+    assert sum(reads) == path.stat().st_size and len(reads) > 10
+    assert max(reads) <= 1000, max(reads)  # never more than a block at a time
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".json"])
+def test_a_case_file_is_told_by_its_first_line_whatever_its_name(tmp_path, suffix):
+    """A pretty-printed array or case named .jsonl is read as such (it gave some hundred
+    'malformed JSON' problems, a line each); JSON Lines whose first line is malformed, in a
+    .json file, goes on to the next lines (it was read as one document: one problem)."""
+    cases = [make_case("J-1"), make_case("J-2")]
+    for text in (array_text(cases), json.dumps(cases[0], indent=2)):
+        path = tmp_path / f"pretty{suffix}"
+        path.write_text(text, encoding="utf-8")
+        records = list(iter_case_file(path))
+        assert all(r.case_id for r in records), records
+    lines = [json.dumps(case, ensure_ascii=False) for case in cases + [make_case("J-3")]]
+    lines[0] = lines[0].replace('"date":', '"date"', 1)
+    lines[2] = lines[2].replace('"date":', '"date"', 1)
+    path = tmp_path / f"lines{suffix}"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    problems = [str(item) for item in iter_case_file(path) if isinstance(item, files.Problem)]
+    assert len(problems) == 2 and ":1:" in problems[0] and ":3:" in problems[1], problems
+
+
 def test_a_bad_case_late_in_a_json_array_read_in_blocks_is_named_by_its_line(
     tmp_path, library, monkeypatch
 ):
@@ -158,6 +192,20 @@ def test_new_terms_are_listed_with_a_few_cases_each(tmp_path):
     assert "components:object-storage (A-1, A-2, A-3 and 4 more)" in warning
     assert "domain:hpc (A-1)" in warning
     assert "A-7" not in warning
+
+
+def test_many_new_terms_are_listed_up_to_a_number(tmp_path):
+    """A file of 204 new slugs gave a warning of 5,850 characters on one line."""
+    cases = [make_case(f"B-{n}", components=[f"new-part-{n}"]) for n in range(1, 26)]
+    stderr = StringIO()
+    call_command(
+        "import_cases", str(write_lines(tmp_path / "b.jsonl", cases)), stderr=stderr, verbosity=0
+    )
+    warning = stderr.getvalue().strip()
+    created = int(re.match(r"Warning: (\d+) taxonomy terms created", warning)[1])
+    assert created >= 25  # the new parts, and the seed case's terms (no taxonomy loaded)
+    assert len(re.findall(r"\w+:[a-z0-9-]+ \(", warning)) == 20
+    assert warning.endswith(f"and {created - 20} more terms"), warning
 
 
 class Terminal(StringIO):

@@ -94,6 +94,13 @@ def iter_cases(cases, to_exchange):
         yield to_exchange(case)
 
 
+def json_lines_pieces(values):
+    """JSON Lines: each case on a line of its own (json escapes every line break inside a
+    string; U+2028 and the like are not line breaks to a reader of JSON Lines)."""
+    for value in values:
+        yield json.dumps(value, ensure_ascii=False) + "\n"
+
+
 def json_array_pieces(values):
     """The text of `cases_json(values)` (cases/exchange/format.py), a case at a time."""
     empty = True

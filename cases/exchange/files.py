@@ -419,15 +419,27 @@ def _is_json_value(text):
     return True
 
 
-def _json_file_records(handle, file, progress, decoder):
-    """A .json file: a JSON array (streamed), JSON Lines, or one value (a case)."""
-    first_line = handle.readline()
+def _one_line_object(text):
+    """Whether a line reads as a case written on it, whole or malformed: `{...}`. A case over
+    several lines starts with a line that does not close it (`{`, `{"id": "IL-1",`)."""
+    text = text.strip()
+    return text.startswith("{") and text.endswith("}")
+
+
+def _json_file_records(handle, file, progress, decoder, lines=False):
+    """A case file: a JSON array (streamed), JSON Lines, or one value (a case), told apart
+    by its first line. `lines`: the file is named .jsonl, so that a first line that is no
+    JSON value is JSON Lines all the same, unless it opens an array or a case over several
+    lines; in a .json file, only a first line that is a value, or looks like a case on one
+    line, is."""
+    # At most a block at first: a minified array is one line, and is streamed all the same.
+    first_line = handle.readline(BLOCK_SIZE)
     progress(len(first_line))
     # Blank lines before the first value count for the line numbers.
     line, offset = 1, 0
     while first_line and not first_line.strip(b" \t\r\n"):
         line, offset = line + 1, offset + len(first_line)
-        first_line = handle.readline()
+        first_line = handle.readline(BLOCK_SIZE)
         progress(len(first_line))
     if first_line.lstrip(b" \t\r\n").startswith(b"["):
         text = _Text(handle, progress, first_line, line=line, offset=offset)
@@ -435,12 +447,20 @@ def _json_file_records(handle, file, progress, decoder):
         text.buffer, text.column = text.buffer[start:], start
         yield from _array_records(text, file, decoder)
         return
+    if not first_line.endswith(b"\n"):
+        rest_of_line = handle.readline()
+        progress(len(rest_of_line))
+        first_line += rest_of_line
     try:
         first_text = first_line.decode("utf-8")
     except UnicodeDecodeError as error:
         raise _NotUtf8(offset + error.start) from None
-    if _is_json_value(first_text):
-        # One value per line: JSON Lines in a .json file (or a case written on one line).
+    if (
+        _one_line_object(first_text)
+        or _is_json_value(first_text)
+        or (lines and not first_text.lstrip().startswith("{"))
+    ):
+        # One value per line: JSON Lines (or a case written on one line).
         yield from _json_lines_records([first_line], file, _ignore, decoder, line, offset)
         yield from _json_lines_records(
             handle, file, progress, decoder, line + 1, offset + len(first_line)
@@ -492,10 +512,9 @@ def iter_case_file(
                 yield Problem(file, "the file is empty: it holds no case")
                 return
             handle.seek(start)
-            if path.suffix == ".jsonl":
-                yield from _json_lines_records(handle, file, progress, decoder)
-            else:
-                yield from _json_file_records(handle, file, progress, decoder)
+            yield from _json_file_records(
+                handle, file, progress, decoder, lines=path.suffix == ".jsonl"
+            )
         except _NotUtf8 as error:
             yield error.problem(file, handle, start)
         except OSError as error:

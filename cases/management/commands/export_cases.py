@@ -1,4 +1,7 @@
-"""Export cases as a JSON array in the exchange format: all of them, or those named.
+"""Export cases in the exchange format: all of them, or those named.
+
+A JSON array, or JSON Lines (one case a line) with `--format jsonl` or an `--output` whose name
+ends in .jsonl: import_cases reads a .jsonl file as JSON Lines.
 
 Every case is read from one snapshot of the library (cases/exchange/export.py), so that an
 import running meanwhile gives each case whole as before it or whole as after it, never a
@@ -14,9 +17,11 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.db import OperationalError
 
-from cases.exchange.export import iter_cases, json_array_pieces, snapshot
+from cases.exchange.export import iter_cases, json_array_pieces, json_lines_pieces, snapshot
 from cases.exchange.format import case_to_exchange
 from cases.models import Case
+
+FORMATS = {"json": json_array_pieces, "jsonl": json_lines_pieces}
 
 
 class Command(BaseCommand):
@@ -27,9 +32,19 @@ class Command(BaseCommand):
         parser.add_argument(
             "--output", "-o", metavar="FILE", help="write to FILE instead of stdout"
         )
+        parser.add_argument(
+            "--format",
+            choices=FORMATS,
+            help="json (an array) or jsonl (a case a line); default: jsonl for a FILE named "
+            "*.jsonl, else json",
+        )
 
-    def handle(self, *args, ids, output, **options):
+    def handle(self, *args, ids, output, format, **options):
         target = Path(output) if output else None
+        if format is None:
+            format = "jsonl" if target and target.suffix.lower() == ".jsonl" else "json"
+        self.pieces = FORMATS[format]
+        self.verbosity = options["verbosity"]
         try:
             if target and not target.parent.is_dir():
                 raise CommandError(f"{target}: the folder {target.parent} does not exist.")
@@ -58,10 +73,13 @@ class Command(BaseCommand):
                         f"No case with id {', '.join(missing)}; nothing was written."
                     )
             values = counted(iter_cases(cases, case_to_exchange), counter := [0])
-            pieces = json_array_pieces(values)
+            pieces = self.pieces(values)
             if target:
                 write_atomically(target, pieces)
-                self.stderr.write(self.style.SUCCESS(f"Exported {counter[0]} cases to {target}."))
+                if self.verbosity:
+                    self.stderr.write(
+                        self.style.SUCCESS(f"Exported {counter[0]:,} cases to {target}.")
+                    )
                 return
             try:
                 for piece in pieces:
@@ -81,7 +99,9 @@ def counted(values, counter):
 
 def write_atomically(path, pieces):
     """Write the pieces to the file whole or not at all: a failed export leaves no
-    half-written file."""
+    half-written file. A symbolic link is followed: the file it names is replaced, and the
+    link stays."""
+    path = Path(os.path.realpath(path))
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:

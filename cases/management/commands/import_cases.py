@@ -11,19 +11,34 @@ from django.db import OperationalError
 
 from cases.exchange.importer import CaseImport
 
-# A new taxonomy term is listed with this many of the cases that use it, then "and N more".
+# A new taxonomy term is listed with this many of the cases that use it, then "and N more";
+# and this many new terms at most, then "and N more terms" (the admin lists them all, under
+# "needs a label").
 IDS_PER_NEW_TERM = 3
+NEW_TERMS_LISTED = 20
+
+
+def _and_more(listed, count, noun=""):
+    """The items listed, then how many more of `count` were not ("and 1,204 more")."""
+    more = f" and {count - len(listed):,} more{noun}" if count > len(listed) else ""
+    return ", ".join(listed) + more
 
 
 def new_terms_warning(new_terms, *, dry_run):
-    terms = ", ".join(
-        f"{facet}:{slug} ({', '.join(ids[:IDS_PER_NEW_TERM])}"
-        + (f" and {len(ids) - IDS_PER_NEW_TERM} more" if len(ids) > IDS_PER_NEW_TERM else "")
-        + ")"
-        for (facet, slug), ids in new_terms.items()
+    listed = list(new_terms.items())[:NEW_TERMS_LISTED]
+    terms = _and_more(
+        [
+            f"{facet}:{slug} ({_and_more(ids[:IDS_PER_NEW_TERM], len(ids))})"
+            for (facet, slug), ids in listed
+        ],
+        len(new_terms),
+        " terms",
     )
     verb = "would be created" if dry_run else "created"
-    return f"Warning: taxonomy terms {verb} with labels made from their slugs: {terms}"
+    return (
+        f"Warning: {len(new_terms):,} taxonomy terms {verb} with labels made from their slugs: "
+        + terms
+    )
 
 
 def progress_bars(stream):
