@@ -44,9 +44,21 @@ def test_a_nul_or_a_surrogate_in_a_query_is_a_400_naming_it(client, library, pat
     else:
         assert response["Content-Type"].startswith("text/html")
         page = response.content.decode()
-        assert "Bad request" in page and "매개변수" in page
+        assert '<html lang="en">' in page and "Bad request" in page
         if "\x00" not in name:
             assert f"<code>{name}</code>" in page
+
+
+@pytest.mark.parametrize(
+    "asked", [{"QUERY_STRING": "q=a%00b&lang=ko"}, {"HTTP_ACCEPT_LANGUAGE": "ko"}]
+)
+def test_the_400_for_an_unreadable_query_is_in_the_readers_language(client, library, asked):
+    query = asked.pop("QUERY_STRING", "q=a%00b")
+    page = client.get(f"/cases/?{query}", **asked).content.decode()
+    assert '<html lang="ko">' in page and "잘못된 요청" in page
+    assert "여기에는 NUL 문자를 쓸 수 없습니다." in page and "Bad request" not in page
+    api = client.get(f"/api/cases/?{query}", **asked).json()
+    assert api["error"] == "올바르지 않은 매개변수가 있습니다.", api
 
 
 def test_the_sources_page_with_a_nul_in_its_address_is_a_400(client, library):
