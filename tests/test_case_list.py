@@ -286,6 +286,29 @@ def test_a_page_past_the_last_is_not_found_and_says_so(client, library, lang, sa
     assert not_said in html and said not in html
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/cases/?severity=bogus",
+        "/cases/?sort=bogus",
+        "/stats/?reviewed=bogus",
+        "/diagnose/?root_cause=bogus",
+        "/diagnose/?symptoms=bogus",
+        "/cases/?org=bogus",
+    ],
+)
+def test_a_value_that_is_none_of_a_parameters_reads_well_in_korean(client, library, url):
+    """Django's own message read "bogus 이/가 선택가능항목에 없습니다": no particle fits
+    every value."""
+    response = client.get(f"{url}&lang=ko")
+    assert response.status_code == 400, url
+    html = response.content.decode()
+    assert "고를 수 있는 값이 아닙니다: “bogus”" in html, html
+    assert "이/가" not in html
+    english = client.get(f"{url}&lang=en").content.decode()
+    assert "“bogus” is not one of the values to choose from." in english
+
+
 @pytest.mark.parametrize("page", ["x", "0", "-1"])
 @pytest.mark.parametrize("url", ["/cases/", "/diagnose/", "/taxonomy/components/dns/"])
 def test_a_malformed_page_number_is_a_400_naming_it_as_everywhere(client, library, url, page):

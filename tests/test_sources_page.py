@@ -76,5 +76,5 @@ def test_the_problem_with_an_address_is_said_in_korean(client, library):
     response = client.get("/sources/", {"url": "javascript:alert(1)", "lang": "ko"})
     assert response.status_code == 400
     html = response.content.decode()
-    assert "“javascript:alert(1)”은(는) 출처 주소가 아닙니다." in html
+    assert "출처 주소가 아닙니다: “javascript:alert(1)”" in html
     assert "공백 없는 http:// 또는 https:// 주소를 입력하세요." in html

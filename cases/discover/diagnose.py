@@ -37,6 +37,7 @@ from django.utils.translation import gettext_lazy as _
 from cases import translations
 from cases.languages import content_language
 from cases.listing import search
+from cases.listing.selection import NOT_A_CHOICE
 from cases.models import Case, CaseTerm, Facet, RemediationStep
 
 # How much a chosen term of each facet counts, times its inverse document frequency.
@@ -55,17 +56,28 @@ SHOWN_TEXTS = ("title", "detection")
 
 class DiagnoseForm(forms.Form):
     symptoms = forms.MultipleChoiceField(
-        label=Facet.SYMPTOMS.label, required=False, widget=forms.CheckboxSelectMultiple
+        label=Facet.SYMPTOMS.label,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        error_messages=NOT_A_CHOICE,
     )
     components = forms.MultipleChoiceField(
-        label=Facet.COMPONENTS.label, required=False, widget=forms.CheckboxSelectMultiple
+        label=Facet.COMPONENTS.label,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        error_messages=NOT_A_CHOICE,
     )
     domain = forms.MultipleChoiceField(
-        label=Facet.DOMAIN.label, required=False, widget=forms.CheckboxSelectMultiple
+        label=Facet.DOMAIN.label,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        error_messages=NOT_A_CHOICE,
     )
     q = search.SearchField(label=_("Words"), required=False)
-    root_cause = forms.ChoiceField(label=Facet.ROOT_CAUSE.label, required=False)
-    fix = forms.ChoiceField(label=Facet.FIX.label, required=False)
+    root_cause = forms.ChoiceField(
+        label=Facet.ROOT_CAUSE.label, required=False, error_messages=NOT_A_CHOICE
+    )
+    fix = forms.ChoiceField(label=Facet.FIX.label, required=False, error_messages=NOT_A_CHOICE)
     page = forms.IntegerField(label=_("Page"), required=False, min_value=1, max_value=10**6)
 
     def __init__(self, data, *, terms):

@@ -50,6 +50,9 @@ SORTS = [
 CHANGED_ORDER_LABEL = _("latest change in the library")
 
 REVIEW_STATES = [("yes", _("reviewed")), ("no", _("draft"))]
+# A value that is none of a parameter's, said in words that read in Korean too (Django's
+# "bogus 이/가 선택가능항목에 없습니다" cannot know which particle a value takes).
+NOT_A_CHOICE = {"invalid_choice": _("“%(value)s” is not one of the values to choose from.")}
 
 
 class SlugListField(forms.Field):
@@ -74,9 +77,7 @@ class OrganisationListField(SlugListField):
     An unknown one is refused as an unknown term is; `names` keeps the names of the others.
     """
 
-    default_error_messages = {
-        "invalid_choice": forms.MultipleChoiceField.default_error_messages["invalid_choice"],
-    }
+    default_error_messages = NOT_A_CHOICE
 
     def validate(self, value):
         super().validate(value)
@@ -119,7 +120,9 @@ class SearchFilter(django_filters.CharFilter):
 
 
 def _term_filter(facet):
-    return django_filters.MultipleChoiceFilter(label=facet.label, choices=[])
+    return django_filters.MultipleChoiceFilter(
+        label=facet.label, choices=[], error_messages=NOT_A_CHOICE
+    )
 
 
 class CaseFilter(django_filters.FilterSet):
@@ -132,13 +135,21 @@ class CaseFilter(django_filters.FilterSet):
     severity = _term_filter(Facet.SEVERITY)
     fix = _term_filter(Facet.FIX)
     org = OrganisationListFilter(label=_("Organisation"))
-    reviewed = django_filters.ChoiceFilter(label=_("Review"), choices=REVIEW_STATES)
+    reviewed = django_filters.ChoiceFilter(
+        label=_("Review"), choices=REVIEW_STATES, error_messages=NOT_A_CHOICE
+    )
     year_from = YearFilter(label=_("From year"), min_value=1, max_value=9999)
     year_to = YearFilter(label=_("To year"), min_value=1, max_value=9999)
     updated_since = django_filters.IsoDateTimeFilter(label=_("Updated since"))
-    detected_after = django_filters.ChoiceFilter(label=_("Time to detect"), choices=BUCKET_CHOICES)
-    resolved_after = django_filters.ChoiceFilter(label=_("Time to resolve"), choices=BUCKET_CHOICES)
-    sort = django_filters.ChoiceFilter(label=_("Sort by"), choices=SORTS)
+    detected_after = django_filters.ChoiceFilter(
+        label=_("Time to detect"), choices=BUCKET_CHOICES, error_messages=NOT_A_CHOICE
+    )
+    resolved_after = django_filters.ChoiceFilter(
+        label=_("Time to resolve"), choices=BUCKET_CHOICES, error_messages=NOT_A_CHOICE
+    )
+    sort = django_filters.ChoiceFilter(
+        label=_("Sort by"), choices=SORTS, error_messages=NOT_A_CHOICE
+    )
 
     class Meta:
         model = Case
