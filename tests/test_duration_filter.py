@@ -82,7 +82,7 @@ def test_a_chip_names_the_bucket_in_both_languages(client, library):
     assert re.search(r'class="chip-name">Time to detect:</span> <span>1 to 4 hours</span>', html)
     assert 'href="/cases/"' in html
     korean = client.get("/cases/?resolved_after=unknown&lang=ko").content.decode()
-    assert "해결하기까지 걸린 시간:</span> <span>알 수 없음</span>" in korean
+    assert "해결까지 걸린 시간:</span> <span>알 수 없음</span>" in korean
 
 
 def test_an_empty_list_suggests_removing_the_bucket(client, library):

@@ -172,8 +172,8 @@ def test_the_recurrence_chain_says_in_plain_words_which_case_repeats_which(clien
     assert "the same failure, earlier: this case repeats it" in earlier
     assert "the same failure, later: it repeats this case" in later
     korean = section(page(client, "/cases/A-2?lang=ko"), "recurrence")
-    assert "앞서 일어난 같은 장애: 이 사례가 이것을 되풀이했습니다" in korean
-    assert "뒤에 다시 일어난 같은 장애: 이 사례를 되풀이했습니다" in korean
+    assert "앞서 일어난 같은 장애: 이 사례는 그 장애의 재발입니다" in korean
+    assert "뒤에 다시 일어난 같은 장애: 이 사례의 재발입니다" in korean
 
 
 def test_the_recurrence_chain_follows_the_links_whatever_the_dates(client, tmp_path):

@@ -33,6 +33,13 @@ def test_the_sources_page_lists_every_case_citing_the_address(client, library):
     assert 'href="/cases/S-3"' not in html
 
 
+def test_an_address_no_case_cites_says_so(client, library):
+    url = "https://example.com/cited-by-no-case"
+    assert "No case cites this address." in client.get("/sources/", {"url": url}).content.decode()
+    korean = client.get("/sources/", {"url": url, "lang": "ko"}).content.decode()
+    assert "이 주소를 인용한 사례가 없습니다." in korean and "0건" not in korean
+
+
 def test_a_source_cited_by_several_cases_links_to_them_from_the_case_page(client, library):
     html = client.get("/cases/S-1").content.decode()
     sources = html.split('id="sources"')[1].split("</section>")[0]
