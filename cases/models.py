@@ -98,6 +98,12 @@ class Facet(models.TextChoices):
     FIX = "fix", _("Kind of fix")
 
 
+# The severities a case may have, least severe first (the exchange format's description
+# lists them; a typo must not become a new severity term). Shown most severe first.
+SEVERITIES = ("unknown", "low", "medium", "high", "critical")
+MOST_SEVERE_FIRST = SEVERITIES[::-1]
+
+
 # Facets a case has several terms of (kept in order); the others have exactly one.
 LIST_FACETS = (Facet.DOMAIN, Facet.SYMPTOMS, Facet.COMPONENTS, Facet.CONTRIBUTING)
 
@@ -154,8 +160,12 @@ class TermIndex:
 
     def by_label(self, facet, language):
         """The facet's terms in the order of their labels in `language`, as a reader looks one
-        up (the taxonomy page, the diagnose form)."""
-        return sorted(self.of(facet), key=lambda term: str(term.label(language)).lower())
+        up (the taxonomy page, the diagnose form); severities most severe first."""
+        terms = sorted(self.of(facet), key=lambda term: str(term.label(language)).lower())
+        if facet == Facet.SEVERITY:
+            rank = {slug: n for n, slug in enumerate(MOST_SEVERE_FIRST)}
+            terms.sort(key=lambda term: rank.get(term.slug, len(rank)))
+        return terms
 
     def get(self, facet, slug):
         return self._by_key.get((facet, slug))

@@ -41,6 +41,20 @@ def test_the_taxonomy_lists_every_facet_and_term_with_its_count(client, library)
     assert 'href="/taxonomy/components/gpu/"' in components and "1 case</span>" in components
 
 
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_severities_are_listed_most_severe_first_in_either_language(client, lang):
+    """Not by label: in Korean that read 낮음, 높음, 보통, 심각, 알 수 없음."""
+    labels = {"critical": "심각", "high": "높음", "medium": "보통", "low": "낮음", "unknown": "?"}
+    for slug, korean in labels.items():
+        Term.objects.update_or_create(
+            facet="severity", slug=slug, defaults={"label_en": slug.title(), "label_ko": korean}
+        )
+    html = client.get("/taxonomy/", {"lang": lang}).content.decode()
+    severity = html.split('id="severity"')[1].split("</section>")[0]
+    listed = re.findall(r'href="/taxonomy/severity/([a-z-]+)/"', severity)
+    assert listed == ["critical", "high", "medium", "low", "unknown"]
+
+
 def test_a_term_page_shows_its_label_description_and_cases(client, library):
     html = client.get("/taxonomy/components/dns/").content.decode()
     assert "<h1>DNS</h1>" in html and "Name resolution, resolvers and zones." in html

@@ -26,9 +26,8 @@ from cases.durations import DURATION_BUCKETS, UNKNOWN_BUCKET, UNKNOWN_LABEL
 from cases.listing.counts import count_facets, library_counts
 from cases.listing.links import url_with
 from cases.listing.selection import CaseFilter
-from cases.models import Case, Facet
+from cases.models import MOST_SEVERE_FIRST, Case, Facet
 
-SEVERITY_ORDER = ("critical", "high", "medium", "low", "unknown")
 # Bars of the charts that would otherwise be long (the rest are in the CSV).
 MOST_TERMS = 12
 MOST_ORGANISATIONS = 10
@@ -140,7 +139,7 @@ class Statistics:
         self.charts = [
             self._year_chart(years),
             self._term_chart(
-                counts, Facet.SEVERITY, _("Cases by severity"), ordered=SEVERITY_ORDER
+                counts, Facet.SEVERITY, _("Cases by severity"), ordered=MOST_SEVERE_FIRST
             ),
             self._term_chart(counts, Facet.ROOT_CAUSE, _("Cases by root cause")),
             self._term_chart(counts, Facet.SYMPTOMS, _("Cases by symptom")),

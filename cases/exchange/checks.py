@@ -15,7 +15,7 @@ from jsonschema import Draft202012Validator, FormatChecker, validators
 from jsonschema.exceptions import ValidationError
 
 from cases.exchange.format import BILINGUAL_FIELDS
-from cases.models import OWN_RECURRENCE, RELATED_TO_ITSELF, Facet
+from cases.models import OWN_RECURRENCE, RELATED_TO_ITSELF, SEVERITIES, Facet
 from cases.patterns import NOT_BLANK_PATTERN, case_schema, whole
 
 # Fractions beyond microseconds would be cut on storing, changing the instant: refused.
@@ -318,9 +318,6 @@ def _too_long(number):
     return abs(number) >= _DIGITS_LIMIT
 
 
-# The severities a case may have (the format's description says so; a typo must not
-# become a new severity term).
-SEVERITIES = ("unknown", "low", "medium", "high", "critical")
 # Positions of list items are stored as smallint.
 LIST_MAX_LENGTH = 32767
 LIST_FIELDS = ("sources", "remediation", "action_items", "related")
