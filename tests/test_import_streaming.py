@@ -55,6 +55,41 @@ def test_one_bad_case_among_many_writes_nothing_and_is_named(tmp_path, library):
     assert library_state() == library
 
 
+def test_a_case_with_a_problem_is_still_checked_against_the_others(tmp_path, library):
+    """The checks that span cases (references, loops, the library's newer copy, unknown
+    terms) skipped a case with any other problem: a second attempt brought new ones."""
+    stored = make_case("IL-0137", date="2026-02-30", updated_at="2001-01-01T00:00:00Z")
+    stored["related"] = ["ZZ-404"]
+    loop_1 = plain_case("X-1", recurrence_of="X-2")
+    loop_2 = plain_case("X-2", recurrence_of="X-1", date="bad")
+    path = write_lines(tmp_path / "run.jsonl", [stored, loop_1, loop_2])
+    errors, final = refused(path, strict_taxonomy=True)
+    found = errors.strip().splitlines()
+    assert f"{path}:1: IL-0137: date: '2026-02-30' is not a valid date (YYYY-MM-DD)" in found
+    assert f"{path}:1: IL-0137: related[0]: ZZ-404 is neither in this run nor in the library" in (
+        found
+    )
+    assert any(
+        line.startswith(f"{path}:1: IL-0137: updated_at: the library's copy is newer")
+        for line in found
+    ), found
+    assert any(line.startswith(f"{path}:2: X-1: recurrence_of:") for line in found), found
+    assert any(line.startswith(f"{path}:3: X-2: date:") for line in found), found
+    assert library_state() == library
+
+
+def test_a_reference_to_a_case_whose_json_is_malformed_gets_no_second_problem(tmp_path):
+    lines = [
+        json.dumps(plain_case("M-1", related=["M-2"], recurrence_of="M-2")),
+        json.dumps(plain_case("M-2")).replace('"date":', '"date"', 1),
+    ]
+    path = tmp_path / "run.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    errors, _final = refused(path)
+    found = errors.strip().splitlines()
+    assert len(found) == 1 and "M-2: malformed JSON" in found[0], found
+
+
 def test_a_refusal_in_a_late_batch_undoes_the_batches_written_before(
     tmp_path, library, monkeypatch
 ):

@@ -27,6 +27,7 @@ real run would, refusals of the database included.
 """
 
 import datetime
+import re
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +64,8 @@ from cases.models import (
 )
 
 FACET_FIELDS = [Facet.SEVERITY, Facet.ROOT_CAUSE, *LIST_FACETS]
+# The top-level field of a problem's path ("related" of "related[2]", "title" of "title.en").
+FIELD = re.compile(r"[^.\[]+")
 # Cases written from which the import refreshes PostgreSQL's statistics itself.
 ANALYZE_AFTER = 1000
 # Cases written per batch: each batch is a handful of statements (a lock, the comparison,
@@ -126,7 +129,7 @@ class CaseFacts:
     line: int
     case_id: str | None
     fingerprint: int | None
-    valid: bool = False
+    known: bool = False  # its id and the fields below that are not None: facts_of
     org_slug: str | None = None
     org: str | None = None
     related: tuple = ()
@@ -258,14 +261,19 @@ class CaseImport:
         # gone by then (deleted in the admin meanwhile): it was never checked.
         kept = set(stored_case_ids(f.case_id for f in self.facts)) if self.keep_existing else set()
         self.kept_at_check = kept
-        valid = [(i, f) for i, f in enumerate(self.facts) if f.valid and f.case_id not in kept]
+        # Every case of the run with an id, those with problems too (facts_of: as far as the
+        # fields each rule reads are clean).
+        checked = [(i, f) for i, f in with_ids if f.known and f.case_id not in kept]
         self.check_unique_ids(with_ids)
-        self.check_organisations(valid)
-        # A case referring to an invalid one of the run gets no second, misleading error.
-        self.check_references(valid, run_ids={f.case_id for _i, f in with_ids})
-        self.check_taxonomy(valid)
+        self.check_organisations([(i, f) for i, f in checked if f.org_slug is not None])
+        # A case referring to an invalid one of the run gets no second, misleading error; nor
+        # does one referring to a case whose JSON is malformed, when its id could be read.
+        run_ids = {f.case_id for _i, f in with_ids}
+        run_ids |= {problem.case_id for problem in self.read_problems if problem.case_id}
+        self.check_references(checked, run_ids=run_ids)
+        self.check_taxonomy(checked)
         if not self.replace_newer:
-            self.check_newer_in_library(valid)
+            self.check_newer_in_library([(i, f) for i, f in checked if f.updated_at is not None])
         self.result.problems = self.read_problems + [
             problem for index in sorted(self.case_problems) for problem in self.case_problems[index]
         ]
@@ -284,20 +292,41 @@ class CaseImport:
         else:
             checks.check_format(record)
             checks.check_own_rules(record)
-        facts = CaseFacts(record.file, record.line, record.case_id, record.fingerprint)
         if record.problems:
             self.case_problems[len(self.facts)].extend(record.problems)
-        else:
-            data = record.data
-            facts.valid = True
+        self.facts.append(self.facts_of(record))
+
+    def facts_of(self, record):
+        """The facts of a case: of each field the rules spanning cases read, as long as no
+        problem was found in it. A case with a problem elsewhere (a date) is still checked
+        against the others (a reference, the library's newer copy), so that a run reports
+        every problem, not those of a second attempt."""
+        facts = CaseFacts(record.file, record.line, record.case_id, record.fingerprint)
+        data = record.data
+        # The top-level fields with a problem; None when one has no place (not a case, a
+        # field missing): then none is known.
+        troubled = {FIELD.match(p.path)[0] if p.path else None for p in record.problems}
+        if None in troubled or "id" in troubled or facts.case_id is None:
+            return facts
+        facts.known = True
+
+        def clean(*names):
+            return troubled.isdisjoint(names)
+
+        if clean("org_slug", "org"):
             facts.org_slug = self._share(data["org_slug"])
             facts.org = self._share(data["org"])
+        if clean("related"):
             facts.related = tuple(data["related"])
+        if clean("recurrence_of"):
             facts.recurrence_of = data["recurrence_of"]
+        if clean(*FACET_FIELDS, "remediation"):
             facts.terms = tuple(self._share(key) for key in term_slugs(data))
+        if clean("review"):
             facts.reviewed_by = data["review"]["reviewed_by"]
+        if clean("updated_at"):
             facts.updated_at = parse_timestamp(data["updated_at"])
-        self.facts.append(facts)
+        return facts
 
     def problem(self, index, message, path=None):
         facts = self.facts[index]
