@@ -32,6 +32,7 @@ from cases.listing import search
 from cases.listing.selection import facet_condition
 from cases.models import (
     LIST_FACETS,
+    REVIEWED,
     ActionItem,
     Case,
     CaseTerm,
@@ -312,7 +313,7 @@ class ReviewStatusFilter(ConditionFilter):
         return [("draft", _("Draft")), ("reviewed", _("Reviewed"))]
 
     def condition(self, value):
-        return Q(reviewed_at__isnull=value == "draft")
+        return ~REVIEWED if value == "draft" else REVIEWED
 
 
 def _translation_condition(sql):
@@ -645,8 +646,8 @@ class CaseAdmin(LibraryAdmin):
 
     def changelist_view(self, request, extra_context=None):
         counts = Case.objects.aggregate(
-            drafts=Count("pk", filter=Q(reviewed_at__isnull=True)),
-            reviewed=Count("pk", filter=Q(reviewed_at__isnull=False)),
+            drafts=Count("pk", filter=~REVIEWED),
+            reviewed=Count("pk", filter=REVIEWED),
         )
         return super().changelist_view(request, {**(extra_context or {}), "review_counts": counts})
 

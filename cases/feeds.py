@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from cases.languages import content_language
 from cases.listing.links import url_with
 from cases.listing.selection import CaseFilter
-from cases.models import Case, Term
+from cases.models import REVIEWED, Case, Term
 
 FEED_ENTRIES = 50
 
@@ -34,7 +34,7 @@ class CaseFeed(Feed):
     def __call__(self, request, *args, **kwargs):
         selection = CaseFilter(
             request.GET,
-            Case.objects.published().filter(reviewed_at__isnull=False).for_list(),
+            Case.objects.published().filter(REVIEWED).for_list(),
             terms=Term.objects.index(),
         )
         if not selection.is_valid():

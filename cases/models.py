@@ -225,6 +225,7 @@ class Term(models.Model):
         return pick({"en": self.description_en, "ko": self.description_ko}, language)
 
 
+# A reviewed case; ~REVIEWED, a draft.
 REVIEWED = Q(reviewed_at__isnull=False)
 
 

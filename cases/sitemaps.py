@@ -17,7 +17,7 @@ from functools import cache
 from django.conf import settings
 from django.contrib.sitemaps import Sitemap
 from django.core.paginator import EmptyPage, PageNotAnInteger
-from django.db.models import Exists, Max, OuterRef
+from django.db.models import Max
 from django.http import Http404, HttpResponse
 from django.urls import reverse
 from django.utils.html import escape
@@ -89,8 +89,7 @@ class OrganisationSitemap(LibrarySitemap):
 
     def items(self):
         """Organisations with a public case: a look-up in the index of cases by organisation."""
-        public = Case.objects.published().filter(organisation=OuterRef("pk"))
-        return Organisation.objects.filter(Exists(public)).only("slug").order_by("slug")
+        return Organisation.objects.public().only("slug").order_by("slug")
 
 
 SITEMAPS = {

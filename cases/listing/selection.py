@@ -28,7 +28,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from cases.durations import BUCKET_CHOICES, bucket_condition
-from cases.models import Case, Facet, Organisation, Term, validate_slug
+from cases.models import REVIEWED, Case, Facet, Organisation, Term, validate_slug
 
 from . import search
 
@@ -111,7 +111,7 @@ def facet_condition(param, value, terms):
     if param == "org":
         return Q(organisation__in=Organisation.objects.filter(slug__in=value))
     if param == "reviewed":
-        return Q(reviewed_at__isnull=value == "no")
+        return REVIEWED if value == "yes" else ~REVIEWED
     raise ValueError(f"{param} is not a facet parameter")
 
 
