@@ -32,6 +32,7 @@ from psycopg.pq import Format
 
 from cases.exchange.connection_thread import ConnectionThread
 from cases.exchange.format import BILINGUAL_FIELDS
+from cases.languages import HANGUL
 
 # As in cases_korean_tsvector: a text is read up to its first 100,000 characters; only words
 # of at most 32 characters, in a text of at most 20,000, give their endings.
@@ -46,12 +47,13 @@ ENTRY = re.compile(r"'((?:[^'\\]++|''|\\.)*+)':([0-9,]+)")
 # learns them again as they come): the memory of a run stays flat however varied its
 # vocabulary.
 KNOWN_LIMIT = 200_000
-LEAD = re.compile("^[^가-힣]+")
+LEAD = re.compile(f"^[^{HANGUL}]+")
+FIRST_SYLLABLE, LAST_SYLLABLE = HANGUL.split("-")
 UNESCAPE = re.compile(r"''|\\(.)")
 
 
 def _hangul(character):
-    return "가" <= character <= "힣"
+    return FIRST_SYLLABLE <= character <= LAST_SYLLABLE  # a comparison: the import's hot loop
 
 
 def _quoted(lexeme):

@@ -17,9 +17,11 @@ import threading
 import warnings
 from functools import lru_cache
 
+from cases.languages import HANGUL
+
 # A word with a Hangul syllable, as the search text separates them (Latin and digits may lead:
 # `S3가`, `NFS의`, cut to `S3`, `NFS`).
-KOREAN_WORD = re.compile(r"[0-9A-Za-z]*[가-힣][0-9A-Za-z가-힣]*")
+KOREAN_WORD = re.compile(f"[0-9A-Za-z]*[{HANGUL}][0-9A-Za-z{HANGUL}]*")
 # Morphemes cut from the end of a word: particles (J...), endings (E...), and the verb-making
 # suffixes and copula before them.
 TRAILING = re.compile(r"^(J|E|XSV|XSA|VCP|VCN)")
@@ -89,7 +91,7 @@ def stem_parts(text):
     for a word whose stem is in Latin letters (`NFS의`), (stem, word): the stem is searched
     only if the English search looks for it (`IT` is a stopword, `OR` is syntax), a choice
     search.py leaves to PostgreSQL."""
-    if not re.search(r"[가-힣]", text or ""):
+    if not re.search(f"[{HANGUL}]", text or ""):
         return [text]
     parts, written, end = [], "", 0
     for match in KOREAN_WORD.finditer(text):

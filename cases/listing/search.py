@@ -29,7 +29,7 @@ from django.db.models.expressions import RawSQL
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
-from cases.languages import LocalizedText
+from cases.languages import HANGUL, LocalizedText
 from cases.listing import korean
 from cases.models import Case
 from cases.patterns import any_case_id
@@ -67,7 +67,7 @@ class SearchField(forms.CharField):
 
 # A quoted lexeme of a tsquery's text form ('' is an escaped quote) of two characters or more
 # (the lookahead), one of them a Hangul syllable.
-KOREAN_LEXEME = r"'(?=(?:[^']|''){2})(?:[^']|'')*[가-힣](?:[^']|'')*'"
+KOREAN_LEXEME = rf"'(?=(?:[^']|''){{2}})(?:[^']|'')*[{HANGUL}](?:[^']|'')*'"
 
 
 # Private-use characters that cannot be mistaken for case text mark the matched words
