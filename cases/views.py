@@ -15,16 +15,14 @@ from django.views.decorators.http import require_safe
 from cases import translations
 from cases.api import json_error
 from cases.caching import mark_uncached, public_page
-from cases.discover import citations
-from cases.discover.similar import similar_cases
+from cases.case_page import CasePage
 from cases.exchange.export import read_in_one_snapshot
 from cases.exchange.format import public_case_to_exchange
-from cases.languages import FALLBACK_LANGUAGE, content_language
+from cases.languages import content_language
 from cases.listing import search
 from cases.listing.counts import library_counts
 from cases.listing.page import CaseListing
 from cases.models import Case, Facet, Organisation, Term, validate_http_url
-from cases.templatetags.case_text import known_value
 
 HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
 RECENT_CASES = 8
@@ -34,50 +32,6 @@ HOME_TERMS_PER_FACET = 8
 class NoSuchPage(Http404):
     """A 404 that tells the reader why, in the page's language (a list's page past its last,
     an unknown facet or term): the 404 page shows its message instead of the general one."""
-
-
-# The parts of a case page that can be shown in English on a page in another language, in
-# the order the page reads, named for the one notice at its top.
-TEXT_PARTS = (
-    ("title", gettext_lazy("the title")),
-    ("summary", gettext_lazy("what happened")),
-    ("trigger", gettext_lazy("the trigger")),
-    ("symptoms_text", gettext_lazy("the symptoms")),
-    ("detection", gettext_lazy("how it was noticed")),
-)
-
-
-def _parts_in_english(case, language, facets, related):
-    """What the page shows in English for want of a translation, named in the reader's words.
-
-    Empty on an English page. The page marks each such text lang="en"; this list is the
-    one notice that says so, instead of a note under every text.
-    """
-    if language == FALLBACK_LANGUAGE:
-        return []
-
-    def falls_back(texts):
-        return any(text.is_fallback for text in texts)
-
-    parts = [name for field, name in TEXT_PARTS if case.text(field, language).is_fallback]
-    if falls_back(step.text(language) for step in case.remediation_steps.all()):
-        parts.append(gettext_lazy("what fixed it"))
-    if case.text("lessons", language).is_fallback:
-        parts.append(gettext_lazy("the lessons"))
-    if falls_back(item.text(language) for item in case.action_items.all()):
-        parts.append(gettext_lazy("the action items"))
-    if falls_back(other.text("title", language) for other in related):
-        parts.append(gettext_lazy("titles of other cases"))
-    if falls_back(term.label(language) for _facet, terms in facets for term in terms):
-        parts.append(gettext_lazy("names of some terms"))
-    return [str(part) for part in parts]
-
-
-def _impact_in_english(case, language):
-    """Whether the page shows an impact value in English. The exchange format has one
-    language for them (a known word, "global", is translated): not a translation to come."""
-    values = (case.impact_scope, case.impact_users, case.impact_region)
-    return language != FALLBACK_LANGUAGE and any(known_value(v).is_fallback for v in values if v)
 
 
 def upper_case_id(view):
@@ -107,66 +61,9 @@ def _get_case(case_id):
 @read_in_one_snapshot
 def case_detail(request, case_id):
     case = _get_case(case_id)
-    chain = Case.objects.only(
-        "id", "title_en", "title_ko", "date", "recurrence_of_id", "reviewed_at"
-    ).recurrence_chain(case)
-    related_from = list(
-        Case.objects.published()
-        .filter(related_links__to_case=case)
-        .exclude(id__in=[link.to_case_id for link in case.related_links.all()])
-        .only("id", "title_en", "title_ko")
-        .order_by("id")
-    )
-    related = [link.to_case for link in case.related_links.all() if link.to_case.is_published]
-    similar = similar_cases(
-        case,
-        exclude_ids=[
-            *(link.to_case_id for link in case.related_links.all()),
-            *(other.id for other in related_from),
-        ],
-    )
-    recurrence_chain = chain if len(chain) > 1 else []
-    # Root cause and contributing factors are shown under "Why", the other facets under
-    # "Classification": each once.
-    facets = [
-        (facet, case.terms_of(facet))
-        for facet in Facet
-        if facet not in (Facet.ROOT_CAUSE, Facet.CONTRIBUTING)
-    ]
-    language = content_language(get_language())
-    citation = citations.reference(
-        case, request.build_absolute_uri(case.get_absolute_url()), language
-    )
-    shown_terms = [(Facet.ROOT_CAUSE, [case.root_cause]), *facets]
-    shown_terms.append((Facet.CONTRIBUTING, case.terms_of(Facet.CONTRIBUTING)))
-    return render(
-        request,
-        "cases/case_detail.html",
-        {
-            "case": case,
-            "facets": facets,
-            "related": related,
-            "related_from": related_from,
-            "recurrence_chain": recurrence_chain,
-            "similar": similar,
-            "citation": citation,
-            "highwire_tags": citations.highwire_tags(citation),
-            # From the case and its prefetched lists: no query (cases/translations.py).
-            "translation_states": translations.case_states(case),
-            "parts_in_english": _parts_in_english(
-                case,
-                language,
-                shown_terms,
-                [
-                    *related,
-                    *related_from,
-                    *(other for other in recurrence_chain if other.id != case.id),
-                    *(found.case for found in similar),
-                ],
-            ),
-            "impact_in_english": _impact_in_english(case, language),
-        },
-    )
+    address = request.build_absolute_uri(case.get_absolute_url())
+    page = CasePage(case, content_language(get_language()), address)
+    return render(request, "cases/case_detail.html", page.context())
 
 
 # The sections of the side-by-side view, in the order the case page reads: (id, heading,
