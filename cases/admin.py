@@ -14,8 +14,7 @@ from django.contrib.admin.views.main import ChangeList
 from django.contrib.admin.widgets import AdminTextareaWidget
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models
-from django.db.models import BooleanField, Count, Q
-from django.db.models.expressions import RawSQL
+from django.db.models import Count, Q
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.utils import timezone
@@ -74,8 +73,8 @@ def translation_queue_counts(request=None):
 
     def compute():
         counts = Case.objects.aggregate(
-            stale=Count("pk", filter=TRANSLATION_STATES[translations.STALE]),
-            missing=Count("pk", filter=TRANSLATION_STATES[translations.MISSING]),
+            stale=Count("pk", filter=translations.CASES_BY_STATE[translations.STALE]),
+            missing=Count("pk", filter=translations.CASES_BY_STATE[translations.MISSING]),
         )
         counts["terms_needing_labels"] = Term.objects.filter(
             TERMS_NEEDING_LABELS["missing"]
@@ -316,24 +315,6 @@ class ReviewStatusFilter(ConditionFilter):
         return ~REVIEWED if value == "draft" else REVIEWED
 
 
-def _translation_condition(sql):
-    return RawSQL(sql, [], output_field=BooleanField())
-
-
-_LIST_TABLES = {
-    "remediation": RemediationStep._meta.db_table,
-    "action_items": ActionItem._meta.db_table,
-}
-_STALE = _translation_condition(translations.stale_sql(Case._meta.db_table, _LIST_TABLES))
-_MISSING = _translation_condition(translations.missing_sql(Case._meta.db_table, _LIST_TABLES))
-# Cases by the state of their translations: some text stale, some missing, all current.
-TRANSLATION_STATES = {
-    translations.STALE: Q(_STALE),
-    translations.MISSING: Q(_MISSING),
-    translations.CURRENT: ~Q(_STALE) & ~Q(_MISSING),
-}
-
-
 class TranslationFilter(ConditionFilter):
     """The translation queue: cases with a stale or missing Korean text, oldest change first
     (CaseAdmin.get_ordering)."""
@@ -349,7 +330,7 @@ class TranslationFilter(ConditionFilter):
         ]
 
     def condition(self, value):
-        return TRANSLATION_STATES[value]
+        return translations.CASES_BY_STATE[value]
 
 
 # "By domain", as Django writes "By status": translated when shown, then lowercased.

@@ -19,10 +19,13 @@ queue's SQL (`stale_sql`, `missing_sql`) says the same rule for PostgreSQL.
 import hashlib
 from dataclasses import dataclass
 
+from django.db.models import BooleanField, Q
+from django.db.models.expressions import RawSQL
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop
 
 from cases.exchange.format import BILINGUAL_FIELDS
+from cases.models import ActionItem, Case, RemediationStep
 
 # Texts stored as <name>_en / <name>_ko columns of a case (as the exchange format names them).
 CASE_FIELDS = BILINGUAL_FIELDS
@@ -280,3 +283,18 @@ def key_label(key):
     if list_name in ITEM_LABELS and rest[:-1].isdigit():
         return str(ITEM_LABELS[list_name]) % {"number": int(rest[:-1]) + 1}
     return key
+
+
+def _condition(sql):
+    return Q(RawSQL(sql, [], output_field=BooleanField()))
+
+
+_LIST_TABLES = {
+    "remediation": RemediationStep._meta.db_table,
+    "action_items": ActionItem._meta.db_table,
+}
+_STALE = _condition(stale_sql(Case._meta.db_table, _LIST_TABLES))
+_MISSING = _condition(missing_sql(Case._meta.db_table, _LIST_TABLES))
+# Cases by the state of their translations: some text stale, some missing, all current (the
+# admin's translation queue).
+CASES_BY_STATE = {STALE: _STALE, MISSING: _MISSING, CURRENT: ~_STALE & ~_MISSING}

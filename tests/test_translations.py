@@ -13,7 +13,7 @@ from django.db.models import Q
 from django.utils import timezone, translation
 
 from cases import translations
-from cases.admin import TRANSLATION_STATES, translation_queue_counts
+from cases.admin import translation_queue_counts
 from cases.exchange.format import parse_timestamp, same_case
 from cases.models import Case, Term
 from cases.review.history import change_message
@@ -490,7 +490,7 @@ def test_the_queue_s_sql_agrees_with_the_rule(queue):
     assert found[STALE] == {"Q-2", "Q-4"}
     assert found[MISSING] == {"Q-3", "Q-4"}
     assert found[CURRENT] == {"Q-1", "Q-5"}
-    for state, condition in TRANSLATION_STATES.items():
+    for state, condition in translations.CASES_BY_STATE.items():
         assert set(Case.objects.filter(condition).values_list("id", flat=True)) == found[state]
 
 
@@ -541,7 +541,7 @@ def test_the_admin_index_counts_the_queue_and_links_terms(client, queue, editor)
     assert "2 cases missing Korean" in html
     assert "/admin/cases/case/?translation=stale" in html
     assert "/admin/cases/term/?labels=no_korean" in html
-    assert Case.objects.filter(Q(TRANSLATION_STATES[STALE])).count() == 2
+    assert Case.objects.filter(Q(translations.CASES_BY_STATE[STALE])).count() == 2
 
 
 def test_confirming_a_korean_text_of_a_reviewed_case_returns_it_to_draft_saying_why(
