@@ -18,6 +18,7 @@ TEXTS = {
     "K-5": "서비스 장애가 발생했다.",
     "K-6": "고객들이 서버에 접속하지 못했다.",
     "K-7": "고객 요청이 실패했다.",
+    "K-8": "전원이 끊겼고 서버가 멈추지 않았다.",
 }
 
 
@@ -50,6 +51,8 @@ def found(text):
         ("발생했다", "발생"),
         ("고객들이", "고객"),  # the plural 들
         ("서비스들은", "서비스"),
+        ("끊겼다", "끊겼"),  # a verb: its ending, written after its stem
+        ("멈추다", "멈추"),
     ],
 )
 def test_a_word_with_a_particle_or_ending_finds_what_its_stem_finds(korean_cases, typed, stem):
@@ -61,6 +64,8 @@ def test_a_word_with_a_particle_or_ending_finds_what_its_stem_finds(korean_cases
 def test_no_precision_is_lost(korean_cases):
     assert found("고객들이") == {"K-6", "K-7"}
     assert korean.stem("가용성이") == "가용성"  # no other noun suffix is cut: 가용 is not it
+    assert found("끊겼다") == {"K-8"} and found("멈추다") == {"K-8"}
+    assert korean.stem("잃었다") == "잃었다"  # 잃: a stem of one syllable is not cut to
     assert found("스토리지가") == {"K-1", "K-2"}  # not K-4's 스토리
     assert found("스토리지") == {"K-1", "K-2"}
 

@@ -4,7 +4,8 @@ so the stem finds the inflected forms too, and nothing the reader's word would n
 
 Kiwi (kiwipiepy, with the model its package ships) analyses the word. Only a trailing run of
 particles (조사) and endings is cut, with a suffix that makes a verb of a noun (하다, 되다,
-시키다), the copula (이다) or the plural 들 written out before them; what a word begins with
+시키다), the copula (이다) or the plural 들 written out before them, or after a verb's stem
+where the ending is written apart from it (`멈추|다`, `끊겼|다`); what a word begins with
 is never changed. A word Kiwi reads otherwise (`스토리지` as 스토리 + 이 + 지) is left whole: a
 cut is made only where the cut-off part starts with a morpheme written in the word. The
 analyser is loaded once per process, on the first Korean search (2 to 5 s and about 500 MB:
@@ -27,6 +28,9 @@ KOREAN_WORD = re.compile(f"[0-9A-Za-z]*[{HANGUL}][0-9A-Za-z{HANGUL}]*")
 TRAILING = re.compile(r"^(J|E|XSV|XSA|VCP|VCN)")
 # What a cut must begin with: a particle, or a suffix or copula that is written in the word.
 CUT_STARTS = re.compile(r"^(J|XSV|XSA|VCP)")
+# What an ending may be cut after: a verb's or an adjective's stem (or an ending of tense
+# before it, 었 of 끊겼다).
+VERB_STEM = re.compile(r"^(VV|VA|VX|EP)")
 # The plural suffix (`고객들이` is about 고객): the one noun suffix cut, since the others
 # (`가용성`, `효율적`) make a word of another meaning.
 PLURAL = ("들", "XSN")
@@ -61,6 +65,24 @@ def _plural(token):
     return (token.form, token.tag) == PLURAL
 
 
+def _cut_at(tokens, index):
+    """Whether the word may be cut before tokens[index]: a particle, a suffix, the copula or
+    the plural written in the word; or an ending written after a verb's or adjective's stem
+    (`멈추|다`, `끊겼|다`), not fused with it (`멈췄다`'s 었 is in 췄: the cut goes after)."""
+    token = tokens[index]
+    if token.len == 0:
+        return False
+    if CUT_STARTS.match(token.tag) or _plural(token):
+        return True
+    before = tokens[index - 1] if index else None
+    return (
+        token.tag.startswith("E")
+        and before is not None
+        and VERB_STEM.match(before.tag) is not None
+        and token.start >= before.start + before.len
+    )
+
+
 @lru_cache(maxsize=4096)
 def stem(word):
     """The word without its trailing particles and endings, or the word itself."""
@@ -69,9 +91,7 @@ def stem(word):
     while cut > 0 and (TRAILING.match(tokens[cut - 1].tag) or _plural(tokens[cut - 1])):
         cut -= 1
     # The cut must start at a particle, suffix or copula written in the word itself.
-    while cut < len(tokens) and not (
-        (CUT_STARTS.match(tokens[cut].tag) or _plural(tokens[cut])) and tokens[cut].len > 0
-    ):
+    while cut < len(tokens) and not _cut_at(tokens, cut):
         cut += 1
     if cut == len(tokens) or cut == 0:
         return word
