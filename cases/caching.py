@@ -163,9 +163,10 @@ def _shareable_state(request):
 def _not_modified(request, etag):
     """A 304 if the request's If-None-Match names this ETag, else None. Compared weakly, as
     RFC 9110 says for If-None-Match: a proxy that compresses a page marks its tag weak
-    (`W/"..."`), and its revalidation must still get the 304."""
+    (`W/"..."`), and its revalidation must still get the 304. (`*` is not read: it would
+    answer 304 before the view could say 404.)"""
     tags = {tag.removeprefix("W/") for tag in parse_etags(request.headers.get("If-None-Match", ""))}
-    if etag.removeprefix("W/") in tags or "*" in tags:
+    if etag.removeprefix("W/") in tags:
         return _mark_public(HttpResponseNotModified(), etag)
     return None
 

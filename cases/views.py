@@ -143,7 +143,7 @@ def home(request):
 
 
 def _case_list_page(request, listing, template, context=None):
-    case_id = search.case_id_in(request.GET.get("q"))
+    case_id = search.case_id_in(search.as_searched(request.GET.get("q") or ""))
     if case_id and Case.objects.published().filter(id=case_id).exists():
         return redirect("cases:detail", case_id=case_id)
     context = {**(context or {}), "listing": listing}

@@ -180,6 +180,13 @@ def test_a_case_file_is_told_by_its_first_line_whatever_its_name(tmp_path, suffi
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     problems = [str(item) for item in iter_case_file(path) if isinstance(item, files.Problem)]
     assert len(problems) == 2 and ":1:" in problems[0] and ":3:" in problems[1], problems
+    # A first line cut off mid-case is a malformed line too, in a .jsonl file: the next
+    # lines are read on.
+    lines[0] = json.dumps(cases[0], ensure_ascii=False)[:40]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    problems = [item for item in iter_case_file(path) if isinstance(item, files.Problem)]
+    if suffix == ".jsonl":
+        assert [problem.line for problem in problems] == [1, 3], problems
 
 
 def test_a_bad_case_late_in_a_json_array_read_in_blocks_is_named_by_its_line(

@@ -244,7 +244,7 @@ def test_a_korean_reader_gets_a_korean_snippet_or_an_english_one_marked_as_such(
     assert '<p class="snippet" lang="en">…relay and the <mark>zanzibar</mark> broke.</p>' in html
 
 
-@pytest.mark.parametrize("words", ["IL-0137", "il-0137", "  Il-0137 "])
+@pytest.mark.parametrize("words", ["IL-0137", "il-0137", "  Il-0137 ", "ＩＬ－０１３７"])
 def test_a_search_for_a_case_id_goes_to_the_case(client, seeded, words):
     response = client.get("/cases/", {"q": words})
     assert response.status_code == 302 and response["Location"] == "/cases/IL-0137"

@@ -419,6 +419,15 @@ def _is_json_value(text):
     return True
 
 
+def _opens_a_document(text):
+    """Whether a first line opens a case written over several lines, as a person or
+    json.dumps(indent=...) writes it: `{` alone, or a line ending where a value goes on
+    (`{"id": "IL-1",`). A case cut off mid-line (`{"id": "IL-1", "title": {"en": "x"`) is a
+    malformed line of JSON Lines."""
+    text = text.strip()
+    return text.startswith("{") and (text == "{" or text.endswith((",", "{", "[", ":")))
+
+
 def _one_line_object(text):
     """Whether a line reads as a case written on it, whole or malformed: `{...}`. A case over
     several lines starts with a line that does not close it (`{`, `{"id": "IL-1",`)."""
@@ -430,8 +439,8 @@ def _json_file_records(handle, file, progress, decoder, lines=False):
     """A case file: a JSON array (streamed), JSON Lines, or one value (a case), told apart
     by its first line. `lines`: the file is named .jsonl, so that a first line that is no
     JSON value is JSON Lines all the same, unless it opens an array or a case over several
-    lines; in a .json file, only a first line that is a value, or looks like a case on one
-    line, is."""
+    lines (_opens_a_document); in a .json file, only a first line that is a value, or looks
+    like a case on one line, is."""
     # At most a block at first: a minified array is one line, and is streamed all the same.
     first_line = handle.readline(BLOCK_SIZE)
     progress(len(first_line))
@@ -458,7 +467,7 @@ def _json_file_records(handle, file, progress, decoder, lines=False):
     if (
         _one_line_object(first_text)
         or _is_json_value(first_text)
-        or (lines and not first_text.lstrip().startswith("{"))
+        or (lines and not _opens_a_document(first_text))
     ):
         # One value per line: JSON Lines (or a case written on one line).
         yield from _json_lines_records([first_line], file, _ignore, decoder, line, offset)
