@@ -27,7 +27,7 @@ test: $(VENV)/.installed
 
 ## make manage ARGS="import_cases my-cases/": any manage.py command on the same database
 manage: $(VENV)/.installed
-	$(WITH_DB) $(PY) manage.py $(ARGS)
+	@$(WITH_DB) $(PY) manage.py $(ARGS)
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
