@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.core.exceptions import DisallowedHost
 from django.utils.translation import get_language
 
 from cases.languages import content_language
@@ -7,6 +8,14 @@ from cases.languages import content_language
 def language_links(request):
     """The current page in each language, for the switcher and the hreflang alternates."""
     current = content_language(get_language())
+    absolute = request.build_absolute_uri
+    try:
+        request.get_host()
+    except DisallowedHost:
+        # The 400 page of a Host not in ALLOWED_HOSTS: it must not fail again (a 500).
+        def absolute(url):
+            return url
+
     links = []
     for code, name in settings.LANGUAGES:
         params = request.GET.copy()
@@ -16,7 +25,7 @@ def language_links(request):
                 "code": code,
                 "name": name,
                 "url": f"{request.path}?{params.urlencode()}",
-                "absolute_url": request.build_absolute_uri(f"{request.path}?{params.urlencode()}"),
+                "absolute_url": absolute(f"{request.path}?{params.urlencode()}"),
                 "is_current": code == current,
             }
         )
@@ -24,7 +33,7 @@ def language_links(request):
     params = request.GET.copy()
     params.pop("lang", None)
     query = params.urlencode()
-    default_url = request.build_absolute_uri(f"{request.path}?{query}" if query else request.path)
+    default_url = absolute(f"{request.path}?{query}" if query else request.path)
     canonical_url = next(link["absolute_url"] for link in links if link["is_current"])
     return {
         "content_language": current,

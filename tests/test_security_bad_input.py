@@ -131,3 +131,12 @@ queries = st.lists(st.tuples(st.sampled_from(NAMES).map(str) | names, values), m
 def test_no_query_string_makes_a_page_fail(library, path, query):
     response = Client().get(path, QUERY_STRING=query)
     assert response.status_code < 500, (path, query)
+
+
+def test_a_host_not_allowed_is_a_400_not_a_500(client, library, settings):
+    """The 400 page's language links asked for the request's absolute address, which
+    raised DisallowedHost again: every such request was a 500."""
+    settings.ALLOWED_HOSTS = ["testserver"]
+    settings.DEBUG = False
+    response = client.get("/", HTTP_HOST="evil.example")
+    assert response.status_code == 400
