@@ -8,13 +8,11 @@ from cases.languages import content_language
 def language_links(request):
     """The current page in each language, for the switcher and the hreflang alternates."""
     current = content_language(get_language())
-    absolute = request.build_absolute_uri
     try:
         request.get_host()
-    except DisallowedHost:
-        # The 400 page of a Host not in ALLOWED_HOSTS: it must not fail again (a 500).
-        def absolute(url):
-            return url
+        absolute = request.build_absolute_uri
+    except DisallowedHost:  # the 400 page of a Host not allowed: not a 500 in its turn
+        absolute = str
 
     links = []
     for code, name in settings.LANGUAGES:
