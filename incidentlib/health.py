@@ -2,9 +2,10 @@
 
 - `/healthz`: the process answers (for the container's HEALTHCHECK and a load balancer's
   liveness probe). It reads nothing: a database that is away does not make it fail.
-- `/readyz`: the process can serve: its database answers a query and its cache a set and a
-  get. 200 `{"status": "ok", "checks": {"database": "ok", "cache": "ok"}}`, else 503 naming
-  what is down (`"database": "down: ..."`). Pages are still served without the cache, only
+- `/readyz`: the process can serve: its database answers a query, its cache a set and a
+  get, and its static files were collected (without their manifest every page is a 500).
+  200 `{"status": "ok", "checks": {"database": "ok", "cache": "ok", "static": "ok"}}`, else
+  503 naming what is down (`"static": "down: ..."`). Pages are still served without the cache, only
   slower; an operator watches `/readyz` to learn that either is away. Each read replica in
   use is checked too: one that is skipped is named (`"replica_1": "skipped: ..."`) with
   `"status": "degraded"` and a 200, since the primary serves its reads meanwhile.
@@ -14,6 +15,7 @@ import logging
 import uuid
 
 from django.conf import settings
+from django.contrib.staticfiles.storage import ManifestFilesMixin, staticfiles_storage
 from django.core.cache import cache
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.http import JsonResponse
@@ -38,8 +40,15 @@ def _cache():
     cache.delete(key)
 
 
+def _static():
+    """The manifest this process read when it started (collectstatic run after it started
+    needs a restart, which pages need too)."""
+    if isinstance(staticfiles_storage, ManifestFilesMixin) and not staticfiles_storage.hashed_files:
+        raise RuntimeError("no static files manifest: run manage.py collectstatic, then restart")
+
+
 # What /readyz checks, by the name its answer gives.
-CHECKS = {"database": _database, "cache": _cache}
+CHECKS = {"database": _database, "cache": _cache, "static": _static}
 
 
 def _problem(error):

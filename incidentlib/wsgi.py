@@ -4,12 +4,26 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "incidentlib.settings")
-application = get_wsgi_application()
 
-from django.conf import settings  # noqa: E402  (configured by get_wsgi_application)
 
-if not settings._wrapped.SECRET_KEY:  # reading settings.SECRET_KEY would raise Django's message
-    raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
+class NotConfigured(RuntimeError):
+    """A setting missing or wrong. gunicorn prints a RuntimeError raised while it loads the
+    application as one line (`Error: ...`) and exits with 1, where any other exception is a
+    traceback in which the operator looks for the setting to mend."""
+
+
+try:
+    application = get_wsgi_application()
+
+    from django.conf import settings
+
+    if not settings._wrapped.SECRET_KEY:  # settings.SECRET_KEY would raise Django's message
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set when DEBUG is off, e.g. to the output of "
+            "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
+        )
+except ImproperlyConfigured as error:
+    raise NotConfigured(f"incidentlib is not configured: {error}") from None
 
 from incidentlib.warm import warm_up  # noqa: E402
 

@@ -4,6 +4,7 @@ PostgreSQL restart the first request of a worker gets no error."""
 
 import psycopg
 import pytest
+from django.core.management import call_command
 from django.db import OperationalError, ProgrammingError, close_old_connections, connection
 from django.test import Client
 
@@ -36,8 +37,27 @@ def test_healthz_says_the_process_is_alive_even_without_the_database(client):
 def test_readyz_checks_the_database_and_the_cache(client):
     response = client.get("/readyz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "checks": {"database": "ok", "cache": "ok"}}
+    assert response.json() == {
+        "status": "ok",
+        "checks": {"database": "ok", "cache": "ok", "static": "ok"},
+    }
     assert never_cached(response)
+
+
+def test_readyz_names_static_files_not_collected(client, settings, tmp_path):
+    """Without collectstatic's manifest every page is a 500: the process is not ready."""
+    settings.STATIC_ROOT = tmp_path
+    settings.STORAGES = settings.STORAGES | {
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.ManifestStaticFilesStorage"}
+    }
+    response = client.get("/readyz")
+    assert response.status_code == 503 and response.json()["status"] == "down"
+    assert response.json()["checks"]["static"] == (
+        "down: RuntimeError: no static files manifest: run manage.py collectstatic, then restart"
+    )
+    call_command("collectstatic", "--no-input", verbosity=0)
+    settings.STATIC_ROOT = tmp_path  # a restart: the storage reads its manifest again
+    assert client.get("/readyz").json()["checks"]["static"] == "ok"
 
 
 def test_readyz_names_the_database_when_it_is_down(client):

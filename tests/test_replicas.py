@@ -297,7 +297,7 @@ def test_readyz_names_a_skipped_replica_without_failing(replicated, client):
     assert answer.status_code == 200
     assert answer.json() == {
         "status": "ok",
-        "checks": {"database": "ok", "cache": "ok", "replica_1": "ok"},
+        "checks": {"database": "ok", "cache": "ok", "static": "ok", "replica_1": "ok"},
     }
     replicated.replica.stop()
     answer = client.get("/readyz")

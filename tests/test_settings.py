@@ -42,6 +42,30 @@ def test_the_production_web_server_refuses_to_start_without_a_secret_key():
     assert "SECRET_KEY must be set when DEBUG is off" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({}, "SECRET_KEY must be set when DEBUG is off, e.g. to the output of python -c"),
+        ({"SECRET_KEY": GOOD_KEY, "DEBUG": "maybe"}, "DEBUG must be one of 1/0"),
+    ],
+)
+def test_gunicorn_names_a_missing_or_wrong_setting_in_one_line(env, message):
+    """An operator reads what to mend, not a traceback."""
+    base = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY", "DATABASE_URL")}
+    result = subprocess.run(
+        [sys.executable, "-m", "gunicorn", "incidentlib.wsgi"],
+        cwd=ROOT,
+        env={**base, "DATABASE_URL": "postgres://x@localhost/x", "GUNICORN_BIND": "127.0.0.1:0"}
+        | env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert f"Error: incidentlib is not configured: {message}" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_without_debug_there_is_no_default_secret_key():
     result = load_settings(DATABASE_URL="postgres://x@localhost/x")
     assert result.returncode == 0, result.stderr
