@@ -19,6 +19,9 @@ TEXTS = {
     "K-6": "고객들이 서버에 접속하지 못했다.",
     "K-7": "고객 요청이 실패했다.",
     "K-8": "전원이 끊겼고 서버가 멈추지 않았다.",
+    "K-9": "배포 도중 서버가 멈췄다.",
+    "K-10": "스케줄러가 멈춰서 작업이 쌓였고, 운영자는 원인을 몰랐다.",
+    "K-11": "멈춤 신호가 없었다.",  # a noun: not a form of 멈추다
 }
 
 
@@ -52,7 +55,6 @@ def found(text):
         ("고객들이", "고객"),  # the plural 들
         ("서비스들은", "서비스"),
         ("끊겼다", "끊겼"),  # a verb: its ending, written after its stem
-        ("멈추다", "멈추"),
     ],
 )
 def test_a_word_with_a_particle_or_ending_finds_what_its_stem_finds(korean_cases, typed, stem):
@@ -64,10 +66,38 @@ def test_a_word_with_a_particle_or_ending_finds_what_its_stem_finds(korean_cases
 def test_no_precision_is_lost(korean_cases):
     assert found("고객들이") == {"K-6", "K-7"}
     assert korean.stem("가용성이") == "가용성"  # no other noun suffix is cut: 가용 is not it
-    assert found("끊겼다") == {"K-8"} and found("멈추다") == {"K-8"}
+    assert found("끊겼다") == {"K-8"}
     assert korean.stem("잃었다") == "잃었다"  # 잃: a stem of one syllable is not cut to
     assert found("스토리지가") == {"K-1", "K-2"}  # not K-4's 스토리
     assert found("스토리지") == {"K-1", "K-2"}
+
+
+@pytest.mark.parametrize(
+    ("typed", "forms", "cases"),
+    [
+        ("멈추다", ("멈췄", "멈춰"), {"K-8", "K-9", "K-10"}),  # 멈추지, 멈췄다, 멈춰서
+        ("몰랐다", (), {"K-10"}),  # the past typed: its own form only
+        ("모르다", ("몰랐", "몰라"), {"K-10"}),  # an irregular verb
+    ],
+)
+def test_a_verb_finds_the_forms_an_ending_fuses_with(korean_cases, typed, forms, cases):
+    """Texts are mostly in the past tense, whose 었 fuses with a stem ending in a vowel."""
+    assert korean.fused_forms(typed) == forms
+    assert found(typed) == cases
+
+
+def test_fused_forms_are_searched_within_the_search_syntax(korean_cases):
+    assert found('"서버가 멈추다"') == {"K-8", "K-9"}  # a phrase: 서버가 멈추지, 서버가 멈췄다
+    assert found("멈추다 -배포") == {"K-8", "K-10"}
+    assert found("-멈추다 서버가") == {"K-6"}  # the one 서버 that did not stop
+    assert found("멈추다 or 고객") == {"K-6", "K-7", "K-8", "K-9", "K-10"}
+    assert found("만들다") == set() and korean.fused_forms("만들다") == ()  # 만들었: 만들
+
+
+def test_a_fused_form_is_highlighted_in_the_snippet(korean_cases):
+    case = Case.objects.get(id="K-9")
+    search.add_snippets([case], "멈추다", "ko")
+    assert "<mark>멈췄다</mark>" in str(case.snippet)
 
 
 @pytest.mark.parametrize("word", ["스토리지", "데이터", "네트워크", "가", "timeouts", "A가"])
@@ -90,7 +120,7 @@ def test_search_syntax_is_kept_around_the_stems():
 
 def test_the_analyser_is_loaded_once_and_only_for_korean_words(monkeypatch):
     monkeypatch.setattr(korean, "_kiwi", None)
-    korean.stem.cache_clear()
+    korean.analysed.cache_clear()
     assert korean.stems("timeout -nfs") == "timeout -nfs"
     assert korean._kiwi is None  # an English search does not load it
     korean.stems("스토리지가")

@@ -6,7 +6,9 @@ Kiwi (kiwipiepy, with the model its package ships) analyses the word. Only a tra
 particles (조사) and endings is cut, with a suffix that makes a verb of a noun (하다, 되다,
 시키다), the copula (이다) or the plural 들 written out before them, or after a verb's stem
 where the ending is written apart from it (`멈추|다`, `끊겼|다`); what a word begins with
-is never changed. A word Kiwi reads otherwise (`스토리지` as 스토리 + 이 + 지) is left whole: a
+is never changed. A verb's stem also finds the forms in which a tense's or a connective
+ending fuses with it (`멈추다` finds 멈췄다 and 멈춰서 as well as 멈추지: conjugations). A
+word Kiwi reads otherwise (`스토리지` as 스토리 + 이 + 지) is left whole: a
 cut is made only where the cut-off part starts with a morpheme written in the word. The
 analyser is loaded once per process, on the first Korean search (2 to 5 s and about 500 MB:
 bench/korean_search.py; gunicorn.conf.py loads it in each worker before its first request),
@@ -31,6 +33,12 @@ CUT_STARTS = re.compile(r"^(J|XSV|XSA|VCP)")
 # What an ending may be cut after: a verb's or an adjective's stem (or an ending of tense
 # before it, 었 of 끊겼다).
 VERB_STEM = re.compile(r"^(VV|VA|VX|EP)")
+# A stem whose last syllable may fuse with an ending: a verb's or an adjective's (regular or
+# not: VV-I of 돕다).
+FUSES = re.compile(r"^(VV|VA)")
+# The endings that fuse with such a stem, whose forms a reader of the stem looks for too: the
+# past 었 (멈추 to 멈췄, 모르 to 몰랐) and the connective 어 (멈춰, 도와); Kiwi picks 았 or 어.
+FUSING_ENDINGS = (("었", "EP"), ("어", "EC"))
 # The plural suffix (`고객들이` is about 고객): the one noun suffix cut, since the others
 # (`가용성`, `효율적`) make a word of another meaning.
 PLURAL = ("들", "XSN")
@@ -83,9 +91,21 @@ def _cut_at(tokens, index):
     )
 
 
-@lru_cache(maxsize=4096)
 def stem(word):
     """The word without its trailing particles and endings, or the word itself."""
+    return analysed(word)[0]
+
+
+def fused_forms(word):
+    """The forms other than its stem that begin the word's conjugations: of `멈추다`,
+    (`멈췄`, `멈춰`); of a word that is not a verb's or adjective's stem with an ending cut,
+    or whose conjugations all begin with the stem (`만들다`: 만들었, 만들어), none."""
+    return analysed(word)[1]
+
+
+@lru_cache(maxsize=4096)
+def analysed(word):
+    """(stem, fused forms) of the word."""
     tokens = analyser().tokenize(word)
     cut = len(tokens)
     while cut > 0 and (TRAILING.match(tokens[cut - 1].tag) or _plural(tokens[cut - 1])):
@@ -94,12 +114,18 @@ def stem(word):
     while cut < len(tokens) and not _cut_at(tokens, cut):
         cut += 1
     if cut == len(tokens) or cut == 0:
-        return word
+        return word, ()
     stemmed = word[: tokens[cut].start]
     # A stem too short to search for is not cut to. A Latin or number stem (`NFS의` to `NFS`,
     # `S3가` to `S3`) is searched as an English word, which the search vector holds for the
     # leading Latin run of a Korean word too: `NFS` finds `NFS가` and English `NFS` alike.
-    return word if len(stemmed) < SHORTEST_STEM else stemmed
+    if len(stemmed) < SHORTEST_STEM:
+        return word, ()
+    morphemes = [(token.form, token.tag) for token in tokens[:cut]]
+    if not FUSES.match(tokens[cut - 1].tag) or analyser().join(morphemes) != stemmed:
+        return stemmed, ()
+    forms = (analyser().join([*morphemes, ending]) for ending in FUSING_ENDINGS)
+    return stemmed, tuple(dict.fromkeys(form for form in forms if not form.startswith(stemmed)))
 
 
 # A stem in Latin letters and digits only (`NFS` of `NFS의`).
@@ -124,6 +150,15 @@ def stem_parts(text):
         else:
             written += stemmed
     return [*parts, written + text[end:]]
+
+
+def conjugations(text):
+    """{stem: its fused forms} of the search text's Korean words that have some."""
+    return {
+        stem(word): fused_forms(word)
+        for word in KOREAN_WORD.findall(text or "")
+        if fused_forms(word)
+    }
 
 
 def stems(text):

@@ -114,20 +114,30 @@ def _tsquery_sql(parts):
     return f"websearch_to_tsquery('english'::regconfig, {' || '.join(sql)})", params
 
 
+def _prefix(word):
+    """A Korean word as a prefix in a tsquery's text form."""
+    return "'" + word.replace("'", "''") + "':*"
+
+
 class LibraryQuery(SearchQuery):
     """The reader's words as a tsquery: web search syntax, English stemmed, Korean as prefixes
-    (a Latin word with a Korean particle as the Latin word, where it is searched)."""
+    (a Latin word with a Korean particle as the Latin word, where it is searched), a verb's
+    stem or any of its fused forms (`'멈추':*` as `('멈추':* | '멈췄':* | '멈춰':*)`)."""
 
     def __init__(self, text):
         self.parts = web_search_parts(text)
+        self.conjugations = korean.conjugations(text)
         super().__init__(text, config="english", search_type="websearch")
 
     def as_sql(self, compiler, connection, function=None, template=None):
         sql, params = _tsquery_sql(self.parts)
-        return (
-            f"regexp_replace(({sql})::text, %s, %s, 'g')::tsquery",
-            [*params, KOREAN_LEXEME, r"\&:*"],
-        )
+        sql = f"regexp_replace(({sql})::text, %s, %s, 'g')"
+        params += [KOREAN_LEXEME, r"\&:*"]
+        # A lexeme of the 'english' parser holds no quote, so `'멈추':*` is found only whole.
+        for stem, fused in self.conjugations.items():
+            sql = f"replace({sql}, %s, %s)"
+            params += [_prefix(stem), f"({' | '.join(map(_prefix, (stem, *fused)))})"]
+        return f"({sql})::tsquery", params
 
 
 def has_no_word(text):
