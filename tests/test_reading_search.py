@@ -54,7 +54,6 @@ def found(text):
         ("발생했다", "발생"),
         ("고객들이", "고객"),  # the plural 들
         ("서비스들은", "서비스"),
-        ("끊겼다", "끊겼"),  # a verb: its ending, written after its stem
     ],
 )
 def test_a_word_with_a_particle_or_ending_finds_what_its_stem_finds(korean_cases, typed, stem):
@@ -66,7 +65,7 @@ def test_a_word_with_a_particle_or_ending_finds_what_its_stem_finds(korean_cases
 def test_no_precision_is_lost(korean_cases):
     assert found("고객들이") == {"K-6", "K-7"}
     assert korean.stem("가용성이") == "가용성"  # no other noun suffix is cut: 가용 is not it
-    assert found("끊겼다") == {"K-8"}
+    assert found("끊겼다") == {"K-8"} and korean.stem("끊겼다") == "끊기"
     assert korean.stem("잃었다") == "잃었다"  # 잃: a stem of one syllable is not cut to
     assert found("스토리지가") == {"K-1", "K-2"}  # not K-4's 스토리
     assert found("스토리지") == {"K-1", "K-2"}
@@ -76,13 +75,16 @@ def test_no_precision_is_lost(korean_cases):
     ("typed", "forms", "cases"),
     [
         ("멈추다", ("멈췄", "멈춰"), {"K-8", "K-9", "K-10"}),  # 멈추지, 멈췄다, 멈춰서
-        ("몰랐다", (), {"K-10"}),  # the past typed: its own form only
+        ("멈췄다", ("멈췄", "멈춰"), {"K-8", "K-9", "K-10"}),  # the past typed: the verb
+        ("멈춰서", ("멈췄", "멈춰"), {"K-8", "K-9", "K-10"}),
         ("모르다", ("몰랐", "몰라"), {"K-10"}),  # an irregular verb
+        ("몰랐다", ("몰랐", "몰라"), {"K-10"}),
     ],
 )
 def test_a_verb_finds_the_forms_an_ending_fuses_with(korean_cases, typed, forms, cases):
     """Texts are mostly in the past tense, whose 었 fuses with a stem ending in a vowel."""
     assert korean.fused_forms(typed) == forms
+    assert korean.stem(typed) == ("멈추" if typed.startswith("멈") else "모르")
     assert found(typed) == cases
 
 

@@ -5,14 +5,15 @@ so the stem finds the inflected forms too, and nothing the reader's word would n
 Kiwi (kiwipiepy, with the model its package ships) analyses the word. Only a trailing run of
 particles (조사) and endings is cut, with a suffix that makes a verb of a noun (하다, 되다,
 시키다), the copula (이다) or the plural 들 written out before them, or after a verb's stem
-where the ending is written apart from it (`멈추|다`, `끊겼|다`); what a word begins with
-is never changed. A verb's stem also finds the forms in which a tense's or a connective
-ending fuses with it (`멈추다` finds 멈췄다 and 멈춰서 as well as 멈추지: conjugations). A
-word Kiwi reads otherwise (`스토리지` as 스토리 + 이 + 지) is left whole: a
-cut is made only where the cut-off part starts with a morpheme written in the word. The
-analyser is loaded once per process, on the first Korean search (2 to 5 s and about 500 MB:
-bench/korean_search.py; gunicorn.conf.py loads it in each worker before its first request),
-never on other requests.
+where the ending is written apart from it (`멈추|다`, `끊기|지`). What a word begins with
+is never changed, but where endings fuse with a verb's stem (`멈췄다`, `멈춰서`: 멈추 with
+었, with 어서): the word is then read as the verb (멈추). A verb's stem also finds the forms
+in which the past or a connective ending fuses with it (`멈추다` finds 멈췄다 and 멈춰서 as
+well as 멈추지, `모르다` 몰랐다: conjugations). A word Kiwi reads otherwise (`스토리지` as
+스토리 + 이 + 지) is left whole: a cut is made only where the cut-off part starts with a
+morpheme written in the word. The analyser is loaded once per process, on the first Korean
+search (2 to 5 s and about 500 MB: bench/korean_search.py; gunicorn.conf.py loads it in each
+worker before its first request), never on other requests.
 """
 
 import re
@@ -33,9 +34,9 @@ CUT_STARTS = re.compile(r"^(J|XSV|XSA|VCP)")
 # What an ending may be cut after: a verb's or an adjective's stem (or an ending of tense
 # before it, 었 of 끊겼다).
 VERB_STEM = re.compile(r"^(VV|VA|VX|EP)")
-# A stem whose last syllable may fuse with an ending: a verb's or an adjective's (regular or
-# not: VV-I of 돕다).
-FUSES = re.compile(r"^(VV|VA)")
+# A stem whose last syllable may fuse with an ending: a verb's, an adjective's or an
+# auxiliary's (regular or not: VV-I of 돕다).
+FUSES = re.compile(r"^(VV|VA|VX)")
 # The endings that fuse with such a stem, whose forms a reader of the stem looks for too: the
 # past 었 (멈추 to 멈췄, 모르 to 몰랐) and the connective 어 (멈춰, 도와); Kiwi picks 았 or 어.
 FUSING_ENDINGS = (("었", "EP"), ("어", "EC"))
@@ -73,10 +74,11 @@ def _plural(token):
     return (token.form, token.tag) == PLURAL
 
 
-def _cut_at(tokens, index):
+def _cut_at(word, tokens, index):
     """Whether the word may be cut before tokens[index]: a particle, a suffix, the copula or
     the plural written in the word; or an ending written after a verb's or adjective's stem
-    (`멈추|다`, `끊겼|다`), not fused with it (`멈췄다`'s 었 is in 췄: the cut goes after)."""
+    (`멈추|다`, `끊겼|다`), not fused with it (`멈췄다`'s 었 is in 췄, `몰랐다`'s changed 모르
+    to 몰: the cut goes after)."""
     token = tokens[index]
     if token.len == 0:
         return False
@@ -87,7 +89,7 @@ def _cut_at(tokens, index):
         token.tag.startswith("E")
         and before is not None
         and VERB_STEM.match(before.tag) is not None
-        and token.start >= before.start + before.len
+        and not _fused(word, tokens, index)
     )
 
 
@@ -107,25 +109,60 @@ def fused_forms(word):
 def analysed(word):
     """(stem, fused forms) of the word."""
     tokens = analyser().tokenize(word)
-    cut = len(tokens)
-    while cut > 0 and (TRAILING.match(tokens[cut - 1].tag) or _plural(tokens[cut - 1])):
-        cut -= 1
+    first = len(tokens)
+    while first > 0 and (TRAILING.match(tokens[first - 1].tag) or _plural(tokens[first - 1])):
+        first -= 1
+    if (
+        0 < first < len(tokens)
+        and FUSES.match(tokens[first - 1].tag)
+        and _fused(word, tokens, first)
+    ):
+        # Endings fused with a verb's stem (`멈췄다`: 멈추 and 었 in 췄): the word is the verb.
+        morphemes = _morphemes(tokens[:first])
+        return _conjugated(word, analyser().join(morphemes), morphemes)
     # The cut must start at a particle, suffix or copula written in the word itself.
-    while cut < len(tokens) and not _cut_at(tokens, cut):
+    cut = first
+    while cut < len(tokens) and not _cut_at(word, tokens, cut):
         cut += 1
     if cut == len(tokens) or cut == 0:
         return word, ()
     stemmed = word[: tokens[cut].start]
-    # A stem too short to search for is not cut to. A Latin or number stem (`NFS의` to `NFS`,
-    # `S3가` to `S3`) is searched as an English word, which the search vector holds for the
-    # leading Latin run of a Korean word too: `NFS` finds `NFS가` and English `NFS` alike.
-    if len(stemmed) < SHORTEST_STEM:
-        return word, ()
-    morphemes = [(token.form, token.tag) for token in tokens[:cut]]
-    if not FUSES.match(tokens[cut - 1].tag) or analyser().join(morphemes) != stemmed:
+    morphemes = _morphemes(tokens[:cut])
+    if analyser().join(morphemes) != stemmed:
+        return _shortest(word, stemmed), ()
+    return _conjugated(word, stemmed, morphemes)
+
+
+def _morphemes(tokens):
+    return [(token.form, token.tag) for token in tokens]
+
+
+def _shortest(word, stemmed):
+    """The stem, or the word where the stem is too short to search for. A Latin or number
+    stem (`NFS의` to `NFS`, `S3가` to `S3`) is searched as an English word, which the search
+    vector holds for the leading Latin run of a Korean word too: `NFS` finds `NFS가` and
+    English `NFS` alike."""
+    return word if len(stemmed) < SHORTEST_STEM else stemmed
+
+
+def _conjugated(word, stemmed, morphemes):
+    """(stem, fused forms) of a stem, its morphemes given: the forms only of a verb's stem."""
+    stemmed = _shortest(word, stemmed)
+    if stemmed == word or not FUSES.match(morphemes[-1][1]):
         return stemmed, ()
     forms = (analyser().join([*morphemes, ending]) for ending in FUSING_ENDINGS)
     return stemmed, tuple(dict.fromkeys(form for form in forms if not form.startswith(stemmed)))
+
+
+def _fused(word, tokens, index):
+    """Whether tokens[index] changed how the token before it is written: it shares its last
+    syllable (멈추 and 었 in 멈췄), or that token, a stem, is not written as itself (모르 as
+    몰 of 몰랐)."""
+    before = tokens[index - 1]
+    end = before.start + before.len
+    return tokens[index].start < end or (
+        FUSES.match(before.tag) is not None and word[before.start : end] != before.form
+    )
 
 
 # A stem in Latin letters and digits only (`NFS` of `NFS의`).
