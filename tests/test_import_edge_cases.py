@@ -262,7 +262,20 @@ def test_json_python_cannot_read_is_refused_by_its_line(tmp_path, library, text,
         content = json.dumps(make_case("A-0")) + "\n" + case + "\n"
         line = 2
     path = write_raw(tmp_path / f"a{suffix}", content)
-    assert f"{path}:{line}: {expected}" in refused(path)
+    assert f"{path}:{line}: A-1: {expected}" in refused(path)
+    assert library_state() == library
+
+
+def test_json_python_cannot_read_names_its_case_wherever_its_id_is(tmp_path, library):
+    """Read whole (too deep), a case is named by its own id, even written after the depth;
+    not by a nested object's."""
+    case = make_case("A-1")
+    del case["id"]
+    text = json.dumps(case).replace(
+        '"docs": []', '"docs": [{"id": "X-1", "d": ' + "[" * 5000 + "]" * 5000 + "}]"
+    )
+    path = write_raw(tmp_path / "a.jsonl", text[:-1] + ', "id": "A-1"}\n')
+    assert f"{path}:1: A-1: malformed JSON: nested too deeply to be read" in refused(path)
     assert library_state() == library
 
 

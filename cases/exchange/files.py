@@ -156,10 +156,13 @@ _ID_MEMBER = re.compile(r'"id"\s*:\s*("[^"\\]*(?:\\.[^"\\]*)*")')
 _STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\Z)|[{}\[\]]')
 
 
-def _id_read_before(text, start, end):
+def _id_read_before(text, start, end=None):
     """The id of the case that text[start:] begins and `end`, the malformed place, is
     inside of, if its own "id" member (not one of a nested object's) is written whole before
-    `end`; else None. The exchange format writes the id first, so a broken case is named."""
+    `end`; else None. The exchange format writes the id first, so a broken case is named.
+    Without `end` (a case whole but unreadable: nested too deeply), its own id wherever it
+    is written."""
+    whole, end = end is None, len(text) if end is None else end
     depth, case_id = 0, None
     for token in _STRING_OR_BRACKET.finditer(text, start, end):
         char = text[token.start()]
@@ -175,20 +178,24 @@ def _id_read_before(text, start, end):
         else:
             depth -= 1
             if depth <= 0:  # the case is closed: the malformed place is after it
+                if whole:
+                    return case_id
                 case_id = None
     return case_id
 
 
-def _unreadable_value(file, error, line):
+def _unreadable_value(file, error, line, text=None, start=0):
     """The problem for a value the JSON reader gives up on: nested too deeply, or a number
-    too long for Python to convert (a traceback otherwise)."""
+    too long for Python to convert (a traceback otherwise); text[start:], a case, named by
+    its id."""
     if isinstance(error, RecursionError):
         message = "malformed JSON: nested too deeply to be read"
     else:
         message = f"malformed JSON: {error}"
         if "integer string conversion" in str(error):
             message = "malformed JSON: a number has too many digits to be read (at most 4300)"
-    return Problem(file, message, line=line)
+    case_id = None if text is None else _id_read_before(text, start)
+    return Problem(file, message, line=line, case_id=case_id)
 
 
 class _NotUtf8(Exception):
@@ -371,7 +378,7 @@ def _array_records(text, file, decoder):
                 yield text.error(file, error, start)
                 return
             except (RecursionError, ValueError) as error:
-                yield _unreadable_value(file, error, text.line_at(start))
+                yield _unreadable_value(file, error, text.line_at(start), text.buffer, start)
                 return
         if end > len(text.buffer) - _NEAR_THE_END and text.more():
             # A number may go on in the next block ("12" of "12.5"): decode it again.
@@ -406,7 +413,7 @@ def _json_lines_records(lines, file, progress, decoder, first_number=1, first_of
             yield _decode_error(file, error, line_offset=number - 1)
             continue
         except (RecursionError, ValueError) as error:
-            yield _unreadable_value(file, error, number)
+            yield _unreadable_value(file, error, number, text)
             continue
         yield decoder.record(value, file, number, fingerprint=hash(raw))
 
@@ -489,7 +496,7 @@ def _json_file_records(handle, file, progress, decoder, lines=False):
         yield _decode_error(file, error, line_offset=line - 1)
         return
     except (RecursionError, ValueError) as error:
-        yield _unreadable_value(file, error, line)
+        yield _unreadable_value(file, error, line, text)
         return
     line += text.count("\n", 0, len(text) - len(text.lstrip()))
     yield decoder.record(value, file, line, fingerprint=hash(text))
