@@ -22,6 +22,9 @@ TEXTS = {
     "K-9": "배포 도중 서버가 멈췄다.",
     "K-10": "스케줄러가 멈춰서 작업이 쌓였고, 운영자는 원인을 몰랐다.",
     "K-11": "멈춤 신호가 없었다.",  # a noun: not a form of 멈추다
+    "K-12": "로드 밸런서의 헬스 체크가 실패했다.",
+    "K-13": "헬스체크 주기를 줄였다.",
+    "K-14": "체크 후 헬스 상태를 보았다.",  # both nouns, not one after the other
 }
 
 
@@ -94,6 +97,28 @@ def test_fused_forms_are_searched_within_the_search_syntax(korean_cases):
     assert found("-멈추다 서버가") == {"K-6"}  # the one 서버 that did not stop
     assert found("멈추다 or 고객") == {"K-6", "K-7", "K-8", "K-9", "K-10"}
     assert found("만들다") == set() and korean.fused_forms("만들다") == ()  # 만들었: 만들
+
+
+@pytest.mark.parametrize(
+    ("typed", "cases"),
+    [
+        ("헬스체크", {"K-12", "K-13"}),
+        ("헬스체크가", {"K-12", "K-13"}),
+        ("헬스 체크", {"K-12", "K-13", "K-14"}),  # two words, anywhere (체크 ends 헬스체크)
+        ('"헬스 체크"', {"K-12"}),  # a phrase: the words written apart, one after the other
+    ],
+)
+def test_a_compound_finds_its_nouns_written_apart_and_together(korean_cases, typed, cases):
+    assert found(typed) == cases
+
+
+def test_a_compound_is_split_only_into_nouns_kiwi_reads_in_it():
+    assert korean.analysed("데이터센터").spaced == ("데이터", "센터")
+    assert korean.analysed("메타데이터를").spaced == ("메타", "데이터")
+    assert korean.analysed("서버실").spaced == ()  # one noun for Kiwi
+    assert korean.analysed("재시도").spaced == ()  # 재: a prefix, not a noun
+    assert korean.analysed("가용성이").spaced == ()  # 성: a suffix
+    assert korean.analysed("스토리지").spaced == ()
 
 
 def test_a_fused_form_is_highlighted_in_the_snippet(korean_cases):

@@ -20,6 +20,7 @@ import re
 import threading
 import warnings
 from functools import lru_cache
+from typing import NamedTuple
 
 from cases.languages import HANGUL
 
@@ -40,6 +41,8 @@ FUSES = re.compile(r"^(VV|VA|VX)")
 # The endings that fuse with such a stem, whose forms a reader of the stem looks for too: the
 # past 었 (멈추 to 멈췄, 모르 to 몰랐) and the connective 어 (멈춰, 도와); Kiwi picks 았 or 어.
 FUSING_ENDINGS = (("었", "EP"), ("어", "EC"))
+# Nouns (common, proper) of which a compound is made.
+NOUNS = ("NNG", "NNP")
 # The plural suffix (`고객들이` is about 고객): the one noun suffix cut, since the others
 # (`가용성`, `효율적`) make a word of another meaning.
 PLURAL = ("들", "XSN")
@@ -93,22 +96,37 @@ def _cut_at(word, tokens, index):
     )
 
 
+class Reading(NamedTuple):
+    """What a search looks for of a Korean word."""
+
+    stem: str  # the word without its trailing particles and endings, or the word itself
+    # The forms, other than the stem, that begin a verb's conjugations: of `멈추다`, (`멈췄`,
+    # `멈춰`); none of a word that is not a verb's or adjective's stem with an ending cut, or
+    # whose conjugations all begin with the stem (`만들다`: 만들었, 만들어).
+    fused: tuple = ()
+    # The nouns of a compound (`헬스체크`: `헬스`, `체크`), which a text may write apart.
+    spaced: tuple = ()
+
+
 def stem(word):
     """The word without its trailing particles and endings, or the word itself."""
-    return analysed(word)[0]
+    return analysed(word).stem
 
 
 def fused_forms(word):
-    """The forms other than its stem that begin the word's conjugations: of `멈추다`,
-    (`멈췄`, `멈춰`); of a word that is not a verb's or adjective's stem with an ending cut,
-    or whose conjugations all begin with the stem (`만들다`: 만들었, 만들어), none."""
-    return analysed(word)[1]
+    return analysed(word).fused
 
 
 @lru_cache(maxsize=4096)
 def analysed(word):
-    """(stem, fused forms) of the word."""
+    """The Reading of the word."""
     tokens = analyser().tokenize(word)
+    stemmed, fused, count = _stemmed(word, tokens)
+    return Reading(stemmed, fused, _compound(stemmed, tokens[:count]))
+
+
+def _stemmed(word, tokens):
+    """(stem, fused forms, how many of the tokens the stem is made of)."""
     first = len(tokens)
     while first > 0 and (TRAILING.match(tokens[first - 1].tag) or _plural(tokens[first - 1])):
         first -= 1
@@ -119,18 +137,29 @@ def analysed(word):
     ):
         # Endings fused with a verb's stem (`멈췄다`: 멈추 and 었 in 췄): the word is the verb.
         morphemes = _morphemes(tokens[:first])
-        return _conjugated(word, analyser().join(morphemes), morphemes)
+        return *_conjugated(word, analyser().join(morphemes), morphemes), first
     # The cut must start at a particle, suffix or copula written in the word itself.
     cut = first
     while cut < len(tokens) and not _cut_at(word, tokens, cut):
         cut += 1
     if cut == len(tokens) or cut == 0:
-        return word, ()
+        return word, (), len(tokens)
     stemmed = word[: tokens[cut].start]
     morphemes = _morphemes(tokens[:cut])
     if analyser().join(morphemes) != stemmed:
-        return _shortest(word, stemmed), ()
-    return _conjugated(word, stemmed, morphemes)
+        return _shortest(word, stemmed), (), cut
+    return *_conjugated(word, stemmed, morphemes), cut
+
+
+def _compound(stemmed, tokens):
+    """The nouns the stem is written of, if it is two or more of them, each of two syllables
+    or more, written as themselves one after the other (`데이터센터`; not `서버실`, which Kiwi
+    reads as one noun, nor `재시도`, 재 being a prefix)."""
+    if len(tokens) < 2 or "".join(token.form for token in tokens) != stemmed:
+        return ()
+    if all(token.tag in NOUNS and len(token.form) >= SHORTEST_STEM for token in tokens):
+        return tuple(token.form for token in tokens)
+    return ()
 
 
 def _morphemes(tokens):
@@ -189,13 +218,11 @@ def stem_parts(text):
     return [*parts, written + text[end:]]
 
 
-def conjugations(text):
-    """{stem: its fused forms} of the search text's Korean words that have some."""
-    return {
-        stem(word): fused_forms(word)
-        for word in KOREAN_WORD.findall(text or "")
-        if fused_forms(word)
-    }
+def readings(text):
+    """{stem: Reading} of the search text's Korean words that are searched for in more than
+    one form (fused forms of a verb, or the nouns of a compound written apart)."""
+    found = (analysed(word) for word in KOREAN_WORD.findall(text or ""))
+    return {reading.stem: reading for reading in found if reading.fused or reading.spaced}
 
 
 def stems(text):

@@ -114,19 +114,34 @@ def _tsquery_sql(parts):
     return f"websearch_to_tsquery('english'::regconfig, {' || '.join(sql)})", params
 
 
+def _lexeme(word):
+    """A Korean word in a tsquery's text form."""
+    return "'" + word.replace("'", "''") + "'"
+
+
 def _prefix(word):
     """A Korean word as a prefix in a tsquery's text form."""
-    return "'" + word.replace("'", "''") + "':*"
+    return _lexeme(word) + ":*"
+
+
+def _alternatives(reading):
+    """A Korean word's stem, in a tsquery's text form, with the forms it is also looked for in
+    (korean.Reading): `('멈추':* | '멈췄':* | '멈춰':*)`, `('헬스체크':* | '헬스' <-> '체크':*)`."""
+    forms = [_prefix(form) for form in (reading.stem, *reading.fused)]
+    if reading.spaced:
+        *nouns, last = reading.spaced
+        forms.append(" <-> ".join([*map(_lexeme, nouns), _prefix(last)]))
+    return f"({' | '.join(forms)})"
 
 
 class LibraryQuery(SearchQuery):
     """The reader's words as a tsquery: web search syntax, English stemmed, Korean as prefixes
     (a Latin word with a Korean particle as the Latin word, where it is searched), a verb's
-    stem or any of its fused forms (`'멈추':*` as `('멈추':* | '멈췄':* | '멈춰':*)`)."""
+    stem or any of its fused forms, a compound or its nouns written apart (_alternatives)."""
 
     def __init__(self, text):
         self.parts = web_search_parts(text)
-        self.conjugations = korean.conjugations(text)
+        self.readings = korean.readings(text)
         super().__init__(text, config="english", search_type="websearch")
 
     def as_sql(self, compiler, connection, function=None, template=None):
@@ -134,9 +149,9 @@ class LibraryQuery(SearchQuery):
         sql = f"regexp_replace(({sql})::text, %s, %s, 'g')"
         params += [KOREAN_LEXEME, r"\&:*"]
         # A lexeme of the 'english' parser holds no quote, so `'멈추':*` is found only whole.
-        for stem, fused in self.conjugations.items():
+        for stem, reading in self.readings.items():
             sql = f"replace({sql}, %s, %s)"
-            params += [_prefix(stem), f"({' | '.join(map(_prefix, (stem, *fused)))})"]
+            params += [_prefix(stem), _alternatives(reading)]
         return f"({sql})::tsquery", params
 
 
