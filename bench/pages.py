@@ -201,6 +201,10 @@ def pages(t):
         ("search rare word", q("/cases/", q=t["rare"])),
         ("search phrase", q("/cases/", q=f'"{t["phrase"]}"')),
         ("search Korean", q("/cases/", q="스토리지")),
+        # A verb in the past (its fused forms too: 머무르, 머물렀, 머물러) and a compound (its
+        # nouns written apart too, a phrase: 서비스 장애), each in many generated cases.
+        ("search Korean verb", q("/cases/", q="머물렀다")),
+        ("search Korean compound", q("/cases/", q="서비스장애")),
         ("search + filter", q("/cases/", q=t["word"], severity="high")),
         ("taxonomy", "/taxonomy/"),
         ("term", f"/taxonomy/domain/{t['domain']}/"),
