@@ -4,6 +4,8 @@ organisation filter offers the organisations with the most cases (a library has 
 and each filter's counts are shown when asked (`_facets`), not on every page."""
 
 import re
+import unicodedata
+from urllib.parse import urlencode
 
 import pytest
 from django.contrib.admin.views.main import ChangeList
@@ -54,6 +56,18 @@ def test_the_search_box_finds_words_in_either_language_and_ids_by_their_start(
     assert listed(client, "q=BIG-2") == ["BIG-2"]
     assert listed(client, "q=G-2") == ["BIG-2"]
     assert listed(client, "q=nothing+like+it") == []
+
+
+def test_the_search_box_reads_words_as_a_keyboard_types_them(client, library, reviewer):
+    """As the public search does (search.as_searched): decomposed Hangul (macOS), full-width
+    letters and digits, a Korean word typed with its particle."""
+    logged_in(client, reviewer)
+    decomposed = unicodedata.normalize("NFD", "스토리지")
+    assert decomposed != "스토리지"
+    assert listed(client, urlencode({"q": decomposed})) == ["BIG-1"]
+    assert listed(client, urlencode({"q": "ＳＴＯＲＡＧＥ"})) == ["BIG-1"]
+    assert listed(client, urlencode({"q": "ＢＩＧ－２"})) == ["BIG-2"]  # an id, full-width
+    assert listed(client, urlencode({"q": "스토리지가"})) == ["BIG-1"]
 
 
 def test_the_organisation_filter_offers_those_with_the_most_cases_and_the_chosen_one(
