@@ -28,8 +28,9 @@ from cases.listing.selection import (
     MULTIPLE_PARAMS,
     REVIEW_STATES,
     TERM_PARAMS,
+    CaseFilter,
 )
-from cases.models import Facet, Term
+from cases.models import Term
 
 # Organisations listed in the sidebar (the rest are one click away on /orgs/).
 SIDEBAR_ORGANISATIONS = 10
@@ -37,18 +38,9 @@ SIDEBAR_ORGANISATIONS = 10
 # others (with fewer cases, then with none) are behind the facet's "more" control.
 FIRST_VALUES = 5
 
-PARAM_LABELS = {
-    **{facet.value: facet.label for facet in Facet},
-    "q": _("Search"),
-    "org": _("Organisation"),
-    "reviewed": _("Review"),
-    "year_from": _("From year"),
-    "year_to": _("To year"),
-    "updated_since": _("Updated since"),
-    "detected_after": _("Time to detect"),
-    "resolved_after": _("Time to resolve"),
-    "sort": _("Sort by"),
-    "page": _("Page"),
+# Each parameter's name as a reader reads it: its filter's label, and the page's.
+PARAM_LABELS = {name: spec.label for name, spec in CaseFilter.base_filters.items()} | {
+    "page": _("Page")
 }
 # The order chips are shown in.
 CHIP_PARAMS = ("q", *FACET_PARAMS, "year_from", "year_to", "updated_since", *DURATION_PARAMS)
