@@ -49,20 +49,32 @@ accesslog = "-" if ACCESS_LOG else None
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info").lower()
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(D)s'  # atoms the JSON formatter reads
+# gunicorn applies this at its start and again at each HUP, after Django applied its own
+# (settings.LOGGING) in the master: so it sets the root logger as Django does, with the
+# request id of each line, or the app's lines after a HUP would lose it.
 logconfig_dict = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"request_id": {"()": "incidentlib.observability.RequestIdFilter"}},
     "formatters": {
         "json": {"()": "incidentlib.observability.JsonFormatter"},
         "text": {"format": "%(levelname)s %(name)s %(message)s"},
+        "app_text": {"format": "%(levelname)s %(name)s [%(request_id)s] %(message)s"},
     },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": "json" if LOG_FORMAT == "json" else "text",
             "stream": "ext://sys.stderr",
-        }
+        },
+        "app": {
+            "class": "logging.StreamHandler",
+            "formatter": "json" if LOG_FORMAT == "json" else "app_text",
+            "filters": ["request_id"],
+            "stream": "ext://sys.stderr",
+        },
     },
+    "root": {"handlers": ["app"], "level": loglevel.upper()},
     "loggers": {
         "gunicorn.error": {"handlers": ["console"], "level": loglevel.upper(), "propagate": False},
         # gunicorn logs access whenever a logging configuration is given: with ACCESS_LOG

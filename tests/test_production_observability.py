@@ -238,3 +238,64 @@ def test_the_app_servers_of_compose_start_with_every_variable_it_leaves_empty():
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr + result.stdout
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("log_format", ["json", "text"])
+def test_request_lines_keep_their_id_after_a_hup(tmp_path, log_format):
+    """gunicorn configures logging again at a HUP (gunicorn.conf.py): the app's lines still
+    carry the request id that nginx's line carries."""
+    port = free_port()
+    log = tmp_path / "gunicorn.log"
+    env = production_env(
+        DATABASE_URL=url_of_test_database(),
+        GUNICORN_BIND=f"127.0.0.1:{port}",
+        METRICS_ADDRESS="off",
+        WEB_CONCURRENCY="1",
+        SECURE_SSL_REDIRECT="0",
+        STATIC_MANIFEST="0",
+        LOG_FORMAT=log_format,
+    )
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+
+    def ask(request_id):
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/healthz", headers={"X-Request-ID": request_id}
+        )
+        with urllib.request.urlopen(request, timeout=5) as answer:
+            return answer.status
+
+    with open(log, "w") as output:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "incidentlib.wsgi"],
+            cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+    try:
+        for request_id in ("before-hup", "after-hup"):
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    assert ask("probe") == 200
+                    break
+                except OSError:
+                    assert server.poll() is None, log.read_text()
+                    assert time.monotonic() < deadline, log.read_text()
+                    time.sleep(0.2)
+            assert ask(request_id) == 200
+            if request_id == "before-hup":
+                workers = log.read_text().count("Booting worker")
+                server.send_signal(signal.SIGHUP)
+                deadline = time.monotonic() + 30
+                while log.read_text().count("Booting worker") == workers:
+                    assert time.monotonic() < deadline, log.read_text()
+                    time.sleep(0.2)
+                time.sleep(1)  # the old worker gone
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+    lines = [line for line in log.read_text().splitlines() if "incidentlib.request" in line]
+    for request_id in ("before-hup", "after-hup"):
+        if log_format == "json":
+            assert any(json.loads(line).get("request_id") == request_id for line in lines), lines
+        else:
+            assert any(f"[{request_id}] GET /healthz 200" in line for line in lines), lines
