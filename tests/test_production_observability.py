@@ -101,6 +101,30 @@ def fetch(url, timeout=5):
         return answer.status, answer.read().decode()
 
 
+def started_gunicorn(env, log):
+    """A production gunicorn of the checkout writing to `log`, once its /healthz answers."""
+    with open(log, "w") as output:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "incidentlib.wsgi"],
+            cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+    answering(server, f"http://{env['GUNICORN_BIND']}/healthz", log)
+    return server
+
+
+def answering(server, url, log):
+    """Wait until the url answers 200 (its server still running)."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            assert fetch(url)[0] == 200
+            return
+        except OSError:
+            assert server.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.2)
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("access_log", ["1", "0"])
 def test_gunicorn_logs_json_and_serves_metrics_on_their_own_address(tmp_path, access_log):
@@ -117,21 +141,8 @@ def test_gunicorn_logs_json_and_serves_metrics_on_their_own_address(tmp_path, ac
     )
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
     metrics_folders = set(Path(tempfile.gettempdir()).glob("incidentlib-metrics-*"))
-    with open(log, "w") as output:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "incidentlib.wsgi"],
-            cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
+    server = started_gunicorn(env, log)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                assert fetch(f"http://127.0.0.1:{port}/healthz")[0] == 200
-                break
-            except OSError:
-                assert server.poll() is None, log.read_text()
-                assert time.monotonic() < deadline, log.read_text()
-                time.sleep(0.2)
         for _ in range(4):  # both workers, most likely
             fetch(f"http://127.0.0.1:{port}/robots.txt")
         # Korean analysed in a worker with the analyser the master loaded before forking.
@@ -265,22 +276,10 @@ def test_request_lines_keep_their_id_after_a_hup(tmp_path, log_format):
         with urllib.request.urlopen(request, timeout=5) as answer:
             return answer.status
 
-    with open(log, "w") as output:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "incidentlib.wsgi"],
-            cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
+    server = started_gunicorn(env, log)
     try:
         for request_id in ("before-hup", "after-hup"):
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    assert ask("probe") == 200
-                    break
-                except OSError:
-                    assert server.poll() is None, log.read_text()
-                    assert time.monotonic() < deadline, log.read_text()
-                    time.sleep(0.2)
+            answering(server, f"http://127.0.0.1:{port}/healthz", log)
             assert ask(request_id) == 200
             if request_id == "before-hup":
                 workers = log.read_text().count("Booting worker")
