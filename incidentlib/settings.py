@@ -61,6 +61,21 @@ def env_networks(name):
         raise ImproperlyConfigured(f"{name}: {error}") from None
 
 
+def env_database(name, url, **options):
+    """Django's DATABASES entry of a postgres:// URL, or ImproperlyConfigured naming it."""
+    try:
+        database = dj_database_url.parse(url, **options)
+    except ValueError as error:  # dj_database_url's ParseError, UnknownSchemeError
+        raise ImproperlyConfigured(f"{name} is not a database URL ({error}): {url!r}") from None
+    if not database["ENGINE"].endswith("postgresql"):
+        raise ImproperlyConfigured(
+            f"incidentlib runs on PostgreSQL only: {name} must be postgres://...; got {url!r}"
+        )
+    if not database.get("NAME"):
+        raise ImproperlyConfigured(f"{name} names no database (postgres://HOST:PORT/NAME): {url!r}")
+    return database
+
+
 DEBUG = env_bool("DEBUG", False)
 
 # Without DEBUG there is no default key: the web server (incidentlib/wsgi.py) refuses to start
@@ -85,8 +100,11 @@ DATABASE_URL = os.environ.get("DATABASE_URL", "")
 DATABASES = {
     # Each request checks its kept connection before using it (CONN_HEALTH_CHECKS), so that
     # after a PostgreSQL restart the first request of each worker gets no error.
-    "default": dj_database_url.parse(
-        DATABASE_URL, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60), conn_health_checks=True
+    "default": env_database(
+        "DATABASE_URL",
+        DATABASE_URL,
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
+        conn_health_checks=True,
     )
     if DATABASE_URL
     else {"ENGINE": "django.db.backends.dummy"}
@@ -101,10 +119,6 @@ DATABASES = {
 DATABASE_SESSION_OPTIONS = "-c jit=off -c random_page_cost=1.1"
 if DATABASE_URL:
     DATABASES["default"].setdefault("OPTIONS", {})["options"] = DATABASE_SESSION_OPTIONS
-if DATABASE_URL and not DATABASES["default"]["ENGINE"].endswith("postgresql"):
-    raise ImproperlyConfigured(
-        "incidentlib runs on PostgreSQL only: DATABASE_URL must be postgres://..."
-    )
 if DATABASE_URL:
     # A database host that does not answer fails a request (a 503 page) in seconds, instead
     # of holding the worker until the web server kills it.
@@ -121,11 +135,12 @@ INCIDENTLIB_REPLICAS = []
 for _number, _url in enumerate(env_list("DATABASE_REPLICA_URLS", []), start=1):
     if not DATABASE_URL:
         raise ImproperlyConfigured("DATABASE_REPLICA_URLS needs DATABASE_URL (the primary)")
-    _replica = dj_database_url.parse(
-        _url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60), conn_health_checks=True
+    _replica = env_database(
+        f"DATABASE_REPLICA_URLS (replica {_number})",
+        _url,
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
+        conn_health_checks=True,
     )
-    if not _replica["ENGINE"].endswith("postgresql"):
-        raise ImproperlyConfigured(f"DATABASE_REPLICA_URLS: replica {_number} is not postgres://")
     # A replica that does not answer is skipped after 2 s instead of holding the reader.
     _replica["OPTIONS"] = {"options": DATABASE_SESSION_OPTIONS, "connect_timeout": 2}
     _replica["TEST"] = {"MIRROR": "default"}
@@ -293,6 +308,10 @@ X_FRAME_OPTIONS = "DENY"
 # process's own memory (make run, make test). Pages and counts are cached under the library's
 # generation (cases/caching.py), so an entry is never stale; old ones just expire.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL and not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
+    raise ImproperlyConfigured(
+        f"REDIS_URL must be redis://HOST:PORT/DB (or rediss://, unix://); got {REDIS_URL!r}"
+    )
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",

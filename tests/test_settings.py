@@ -95,6 +95,28 @@ def test_a_bad_boolean_is_refused_by_name():
     assert "DEBUG must be one of" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"DATABASE_URL": "garbage"}, "DATABASE_URL is not a database URL"),
+        ({"DATABASE_URL": "postgres://x@localhost:54x32/x"}, "DATABASE_URL is not a database URL"),
+        ({"DATABASE_URL": "postgres://x@localhost:5432"}, "DATABASE_URL names no database"),
+        (
+            {"DATABASE_REPLICA_URLS": "postgres://x@localhost/x,garbage"},
+            "DATABASE_REPLICA_URLS (replica 2) is not a database URL",
+        ),
+        ({"REDIS_URL": "http://127.0.0.1:6379/1"}, "REDIS_URL must be redis://HOST:PORT/DB"),
+    ],
+)
+def test_a_wrong_database_or_cache_url_is_refused_by_name(env, message):
+    """Not a traceback from the URL parser, nor a server whose every page is a 500."""
+    result = load_settings(
+        **{"SECRET_KEY": GOOD_KEY, "DATABASE_URL": "postgres://x@localhost/x"} | env
+    )
+    assert result.returncode != 0
+    assert f"ImproperlyConfigured: {message}" in result.stderr
+
+
 def test_only_postgresql_is_accepted():
     result = load_settings(SECRET_KEY=GOOD_KEY, DATABASE_URL="sqlite:///db.sqlite3")
     assert "PostgreSQL only" in result.stderr
