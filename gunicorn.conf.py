@@ -12,30 +12,46 @@ Every setting below is an environment variable (the same names as gunicorn's, up
 import multiprocessing
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
+
+def env_int(name, default):
+    """An integer setting, or gunicorn stops with one line naming it."""
+    value = os.environ.get(name, "")
+    if not value.strip():
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        sys.exit(f"Error: {name} must be an integer; got {value!r}")
+
+
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
-workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
+workers = env_int("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1)
 worker_class = "sync"
 # A request that takes longer is killed and answered 502 by the proxy: a page takes a second
 # at worst (a cold search of 100,000 cases); the whole-library download streams for longer
 # but sends all the time (the timeout counts silence, not the whole request).
-timeout = int(os.environ.get("GUNICORN_TIMEOUT", 30))
+timeout = env_int("GUNICORN_TIMEOUT", 30)
 # On SIGTERM or SIGHUP (a deploy), requests under way get this long to finish.
-graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", 30))
+graceful_timeout = env_int("GUNICORN_GRACEFUL_TIMEOUT", 30)
 # Behind the proxy's keep-alive connections (deploy/nginx.conf: keepalive 32).
-keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", 5))
+keepalive = env_int("GUNICORN_KEEPALIVE", 5)
 # Each worker is replaced after about this many requests (memory that grows is given back),
 # at different times thanks to the jitter, so that they never restart all at once. Not too
 # often: a new worker starts without the pages its memory held in front of Redis
 # (incidentlib/cache_tiers.py), its database connections and its replica verdicts. At 2,000,
 # under bench/cluster.py's load (about 140 requests/s a worker) each was replaced every 14 s,
 # and one that starts while Redis is away makes every page afresh.
-max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", 20000))
-max_requests_jitter = int(os.environ.get("GUNICORN_MAX_REQUESTS_JITTER", 2000))
+max_requests = env_int("GUNICORN_MAX_REQUESTS", 20000)
+max_requests_jitter = env_int("GUNICORN_MAX_REQUESTS_JITTER", 2000)
 # Load Django once in the master: workers start fast and share its memory.
 preload_app = os.environ.get("GUNICORN_PRELOAD", "1") == "1"
+# No control socket (gunicornc): gunicorn puts every server's at the same path
+# (~/.gunicorn/gunicorn.ctl), so two app servers on one host would take each other's.
+control_socket_disable = True
 # The proxy's X-Forwarded-* are believed from these addresses only.
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
 
@@ -48,6 +64,8 @@ LOG_FORMAT = os.environ.get("LOG_FORMAT", "text" if DEBUG else "json")
 accesslog = "-" if ACCESS_LOG else None
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info").lower()
+if loglevel not in ("debug", "info", "warning", "error", "critical"):
+    sys.exit(f"Error: LOG_LEVEL must be debug, info, warning, error or critical; got {loglevel!r}")
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(D)s'  # atoms the JSON formatter reads
 # gunicorn applies this at its start and again at each HUP, after Django applied its own
 # (settings.LOGGING) in the master: so it sets the root logger as Django does, with the

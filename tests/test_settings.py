@@ -47,6 +47,7 @@ def test_the_production_web_server_refuses_to_start_without_a_secret_key():
     [
         ({}, "SECRET_KEY must be set when DEBUG is off, e.g. to the output of python -c"),
         ({"SECRET_KEY": GOOD_KEY, "DEBUG": "maybe"}, "DEBUG must be one of 1/0"),
+        ({"SECRET_KEY": GOOD_KEY, "DATABASE_URL": "garbage"}, "DATABASE_URL is not a database"),
     ],
 )
 def test_gunicorn_names_a_missing_or_wrong_setting_in_one_line(env, message):
@@ -199,3 +200,27 @@ def test_env_example_lists_every_variable_the_code_reads():
     listed = set(re.findall(r"^#? ?([A-Z][A-Z0-9_]+)=", (ROOT / ".env.example").read_text(), re.M))
     assert len(read) > 40
     assert sorted(read - listed) == []
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"GUNICORN_TIMEOUT": "x"}, "Error: GUNICORN_TIMEOUT must be an integer; got 'x'"),
+        ({"LOG_LEVEL": "verbose"}, "Error: LOG_LEVEL must be debug, info, warning, error or"),
+    ],
+)
+def test_gunicorn_names_its_own_wrong_setting_in_one_line(env, message):
+    base = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY", "DATABASE_URL")}
+    result = subprocess.run(
+        [sys.executable, "-m", "gunicorn", "incidentlib.wsgi"],
+        cwd=ROOT,
+        env=base
+        | {"SECRET_KEY": GOOD_KEY, "DATABASE_URL": "postgres://x@localhost/x"}
+        | {"GUNICORN_BIND": "127.0.0.1:0"}
+        | env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert message in result.stderr and "Traceback" not in result.stderr
