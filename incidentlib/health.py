@@ -2,13 +2,14 @@
 
 - `/healthz`: the process answers (for the container's HEALTHCHECK and a load balancer's
   liveness probe). It reads nothing: a database that is away does not make it fail.
-- `/readyz`: the process can serve: its database answers a query, its cache a set and a
-  get, and its static files were collected (without their manifest every page is a 500).
-  200 `{"status": "ok", "checks": {"database": "ok", "cache": "ok", "static": "ok"}}`, else
-  503 naming what is down (`"static": "down: ..."`). Pages are still served without the cache, only
-  slower; an operator watches `/readyz` to learn that either is away. Each read replica in
-  use is checked too: one that is skipped is named (`"replica_1": "skipped: ..."`) with
-  `"status": "degraded"` and a 200, since the primary serves its reads meanwhile.
+- `/readyz`: the process can serve: its database answers a query and its static files were
+  collected (without their manifest every page is a 500). 200 `{"status": "ok", "checks":
+  {"database": "ok", "static": "ok", "cache": "ok"}}`, else 503 naming what is down
+  (`"static": "down: ..."`). The cache (a set and a get) and each read replica in use are
+  checked too, but pages are still served without them (slower, or from the primary): one
+  that is away is named (`"cache": "down: ..."`, `"replica_1": "skipped: ..."`) with
+  `"status": "degraded"` and a 200. Redis is shared by every app server: a 503 for it would
+  take all of them out of a balancer at once.
 """
 
 import logging
@@ -47,8 +48,11 @@ def _static():
         raise RuntimeError("no static files manifest: run manage.py collectstatic, then restart")
 
 
-# What /readyz checks, by the name its answer gives.
-CHECKS = {"database": _database, "cache": _cache, "static": _static}
+# What /readyz checks, by the name its answer gives: without the first, no page can be served.
+CHECKS = {"database": _database, "static": _static}
+# Without these, pages are still served, only slower: the answer says "degraded", with a 200
+# (the cache is shared: a 503 would take every app server out of a balancer at once).
+DEGRADING_CHECKS = {"cache": _cache}
 
 
 def _problem(error):
@@ -66,24 +70,25 @@ def healthz(request):
 @never_cache
 @require_safe
 def readyz(request):
-    """The database and the cache answer; 503 naming each that does not."""
+    """The database answers and the static files are there, else 503 naming what is not; a
+    cache or a replica that is away is named with a 200, "degraded"."""
     results = {}
-    for name, check in CHECKS.items():
+    for name, check in (CHECKS | DEGRADING_CHECKS).items():
         try:
             check()
             results[name] = "ok"
         except Exception as error:  # any failure of a dependency is "down", with why
             logger.warning("readyz: %s is down", name, exc_info=True)
             results[name] = _problem(error)
-    down = [name for name, result in results.items() if result != "ok"]
+    down = [name for name in CHECKS if results[name] != "ok"]
+    degraded = any(results[name] != "ok" for name in DEGRADING_CHECKS)
     # Replicas (incidentlib/routers.py), checked afresh: one that is skipped is named, but the
     # answer stays 200 ("degraded"), since its reads go to the primary and readers see no
     # error; a 503 would take every app server out of a balancer for it.
-    skipped = False
     for alias in settings.INCIDENTLIB_REPLICAS:
         routers.health.forget(alias)
         usable = routers.health.usable(alias)
         results[alias] = "ok" if usable else f"skipped: {routers.health.problems().get(alias)}"
-        skipped = skipped or not usable
-    status = "down" if down else "degraded" if skipped else "ok"
+        degraded = degraded or not usable
+    status = "down" if down else "degraded" if degraded else "ok"
     return JsonResponse({"status": status, "checks": results}, status=503 if down else 200)
