@@ -133,9 +133,12 @@ class ReplicaHealth:
             with _connect(alias) as conn:
                 lag = _replay_lag(conn)
                 streaming = _streaming(conn)
+                another_server = _another_server(conn)
         except psycopg.Error as error:
             first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
             return f"unreachable ({type(error).__name__}: {first_line})", None
+        if another_server:
+            return "not a standby of the primary (out of recovery: promoted, or a copy)", None
         lag = float(lag)
         if lag > settings.INCIDENTLIB_REPLICA_MAX_LAG:
             return f"lags {lag:.1f} s (more than {settings.INCIDENTLIB_REPLICA_MAX_LAG} s)", lag
@@ -166,6 +169,29 @@ def _streaming(conn):
     return conn.execute(
         "SELECT NOT pg_is_in_recovery() OR EXISTS (SELECT 1 FROM pg_stat_wal_receiver)"
     ).fetchone()[0]
+
+
+# What tells a database apart: its server's (system identifier, timeline) and its name.
+IDENTITY = """
+SELECT pg_is_in_recovery(), system_identifier, timeline_id, current_database()
+FROM pg_control_system(), pg_control_checkpoint()
+"""
+
+
+def _another_server(conn):
+    """Whether the replica is out of recovery (promoted, or a copy restored elsewhere) and is
+    not the primary itself (as a test's mirror is): it receives no WAL and says it lags by
+    nothing, so read it would serve its data as it was, forever. With the primary away it
+    is not refused here (the best there is, as for a replica that stopped streaming)."""
+    in_recovery, *replica = conn.execute(IDENTITY).fetchone()
+    if in_recovery:
+        return False
+    try:
+        with _connect(DEFAULT_DB_ALIAS) as primary_conn:
+            _in_recovery, *primary = primary_conn.execute(IDENTITY).fetchone()
+    except psycopg.Error:
+        return False
+    return replica != primary
 
 
 def _primary_answers():

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 import dj_database_url
 import pytest
 from django.core.management import call_command
-from django.db import connections
+from django.db import DEFAULT_DB_ALIAS, connections
 
 from incidentlib import routers
 from incidentlib.replication import ReplicatedPair, Unavailable
@@ -365,3 +365,34 @@ def test_through_nginx_with_the_primary_stopped_readers_get_pages(pair):
         finally:
             pair.primary.start()
             pair.wait_for_replay(timeout=30)
+
+
+@contextmanager
+def replica_named(database):
+    """Django's "replica_1": the test database's server, the given database on it."""
+    from asgiref.local import Local
+
+    default = dict(connections.settings[DEFAULT_DB_ALIAS])
+    databases = {"default": default, "replica_1": default | {"NAME": database}}
+    saved = connections.__dict__.get("settings"), connections._connections
+    connections.__dict__["settings"] = connections.configure_settings(databases)
+    connections._connections = Local(connections.thread_critical)
+    try:
+        yield
+    finally:
+        connections.close_all()
+        connections.__dict__["settings"], connections._connections = saved
+
+
+@pytest.mark.django_db
+def test_a_replica_out_of_recovery_is_skipped_unless_it_is_the_primary():
+    """A promoted replica, or a copy restored elsewhere, receives no WAL and lags by nothing:
+    read, it would serve its data as it was, forever. The primary itself (a mirror) is read."""
+    name = connections.settings[DEFAULT_DB_ALIAS]["NAME"]
+    with replica_named(name):
+        assert routers.ReplicaHealth._check("replica_1") == (None, 0.0)
+    with replica_named("postgres"):  # another database, out of recovery
+        assert routers.ReplicaHealth._check("replica_1") == (
+            "not a standby of the primary (out of recovery: promoted, or a copy)",
+            None,
+        )
