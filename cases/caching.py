@@ -20,12 +20,13 @@ so `If-None-Match` gets a 304 without the page being read from the cache. No ans
 second, two writes within one second would share it, and a client or a proxy in front
 (nginx answers `If-Modified-Since` itself from its copies) would then take the first
 write's page for the second's. Without it, every client revalidates with the ETag, which
-names the generation. `Cache-Control: public` with `CACHE_MAX_AGE`
-lets a CDN or the proxy keep them (the default, 0: a client revalidates each time, a 304
-after one small query; nginx keeps nothing at 0 and answers a client's revalidation whole). Each process keeps what it made or read lately in its
-own memory too, in front of the shared cache (incidentlib/cache_tiers.py): if the cache
-server goes away, it answers from there, leaves the server alone for a few seconds after
-each failure and logs a warning; readers see no error.
+names the generation. `Cache-Control: public` with `CACHE_MAX_AGE` lets a CDN or the proxy
+keep them (the default, 0: a client revalidates each time, a 304 after one small query;
+nginx keeps nothing at 0 and answers a client's revalidation whole). Each process keeps
+what it made or read lately in its own memory too, in front of the shared cache
+(incidentlib/cache_tiers.py): if the cache server goes away, it answers from there, leaves
+the server alone for a few seconds after each failure and logs a warning; readers see no
+error.
 """
 
 import hashlib
