@@ -156,7 +156,8 @@ def _connect(alias):
         dbname=params["NAME"],
         user=params.get("USER") or None,
         password=params.get("PASSWORD") or None,
-        host=params.get("HOST") or None,
+        # A socket's folder may come as the URL's ?host= (the embedded database's does).
+        host=params.get("HOST") or params.get("OPTIONS", {}).get("host") or None,
         port=params.get("PORT") or None,
         connect_timeout=1,
         autocommit=True,
