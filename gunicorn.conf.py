@@ -9,6 +9,7 @@ server's max_connections (100 by default) with room for the admin and imports.
 Every setting below is an environment variable (the same names as gunicorn's, upper case).
 """
 
+import functools
 import multiprocessing
 import os
 import shutil
@@ -16,16 +17,27 @@ import sys
 import tempfile
 from pathlib import Path
 
+from django.core.exceptions import ImproperlyConfigured
 
-def env_int(name, default):
-    """An integer setting, or gunicorn stops with one line naming it."""
-    value = os.environ.get(name, "")
-    if not value.strip():
-        return default
-    try:
-        return int(value)
-    except ValueError:
-        sys.exit(f"Error: {name} must be an integer; got {value!r}")
+from incidentlib import environment
+
+
+def one_line(setting):
+    """A setting read as the app's settings read it (incidentlib/environment.py), where
+    gunicorn stops with one line naming it when it is wrong."""
+
+    @functools.wraps(setting)
+    def read(*args):
+        try:
+            return setting(*args)
+        except ImproperlyConfigured as error:
+            sys.exit(f"Error: {error}")
+
+    return read
+
+
+env_int = one_line(environment.env_int)
+env_log_level = one_line(environment.env_log_level)
 
 
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
@@ -63,9 +75,7 @@ DEBUG = os.environ.get("DEBUG", "").strip().lower() in ("1", "true", "yes", "on"
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "text" if DEBUG else "json")
 accesslog = "-" if ACCESS_LOG else None
 errorlog = "-"
-loglevel = os.environ.get("LOG_LEVEL", "info").lower()
-if loglevel not in ("debug", "info", "warning", "error", "critical"):
-    sys.exit(f"Error: LOG_LEVEL must be debug, info, warning, error or critical; got {loglevel!r}")
+loglevel = env_log_level().lower()
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(D)s'  # atoms the JSON formatter reads
 # gunicorn applies this at its start and again at each HUP, after Django applied its own
 # (settings.LOGGING) in the master: so it sets the root logger as Django does, with the

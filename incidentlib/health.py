@@ -48,7 +48,7 @@ def _static():
         raise RuntimeError("no static files manifest: run manage.py collectstatic, then restart")
 
 
-# What /readyz checks, by the name its answer gives: without the first, no page can be served.
+# What /readyz checks, by the name its answer gives: without these, no page can be served.
 CHECKS = {"database": _database, "static": _static}
 # Without these, pages are still served, only slower: the answer says "degraded", with a 200
 # (the cache is shared: a 503 would take every app server out of a balancer at once).

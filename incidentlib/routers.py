@@ -150,18 +150,12 @@ class ReplicaHealth:
 
 
 def _connect(alias):
-    """A connection of its own to a database of the settings, 1 s at most to connect."""
-    params = connections.settings[alias]
-    return psycopg.connect(
-        dbname=params["NAME"],
-        user=params.get("USER") or None,
-        password=params.get("PASSWORD") or None,
-        # A socket's folder may come as the URL's ?host= (the embedded database's does).
-        host=params.get("HOST") or params.get("OPTIONS", {}).get("host") or None,
-        port=params.get("PORT") or None,
-        connect_timeout=1,
-        autocommit=True,
-    )
+    """A connection of its own to a database of the settings, as Django's would be made (its
+    OPTIONS too: a socket's folder given as the URL's ?host=), 1 s at most to connect."""
+    params = connections[alias].get_connection_params()
+    for djangos_own in ("cursor_factory", "context"):
+        params.pop(djangos_own, None)
+    return psycopg.connect(**params | {"connect_timeout": 1}, autocommit=True)
 
 
 def _streaming(conn):

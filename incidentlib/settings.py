@@ -5,76 +5,25 @@ and the settings a production server cannot guess (SECRET_KEY, DATABASE_URL) mus
 """
 
 import datetime
-import ipaddress
 import logging
 import os
 from pathlib import Path
 
-import dj_database_url
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
+from incidentlib.environment import (
+    env_bool,
+    env_database,
+    env_int,
+    env_list,
+    env_log_level,
+    env_networks,
+)
 from incidentlib.release import code_digest
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
-
-
-def env_bool(name, default):
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    if value.strip().lower() in _TRUE:
-        return True
-    if value.strip().lower() in _FALSE:
-        return False
-    raise ImproperlyConfigured(
-        f"{name} must be one of 1/0, true/false, yes/no, on/off; got {value!r}"
-    )
-
-
-def env_int(name, default):
-    value = os.environ.get(name)
-    if value is None or value.strip() == "":
-        return default
-    try:
-        return int(value)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} must be an integer; got {value!r}") from None
-
-
-def env_list(name, default):
-    value = os.environ.get(name)
-    if value is None:
-        return list(default)
-    return [item.strip() for item in value.split(",") if item.strip()]
-
-
-def env_networks(name):
-    """Comma-separated addresses or networks (10.0.0.5, 10.0.0.0/8, fd00::/8)."""
-    try:
-        return [ipaddress.ip_network(item, strict=False) for item in env_list(name, [])]
-    except ValueError as error:
-        raise ImproperlyConfigured(f"{name}: {error}") from None
-
-
-def env_database(name, url, **options):
-    """Django's DATABASES entry of a postgres:// URL, or ImproperlyConfigured naming it."""
-    try:
-        database = dj_database_url.parse(url, **options)
-    except ValueError as error:  # dj_database_url's ParseError, UnknownSchemeError
-        raise ImproperlyConfigured(f"{name} is not a database URL ({error}): {url!r}") from None
-    if not database["ENGINE"].endswith("postgresql"):
-        raise ImproperlyConfigured(
-            f"incidentlib runs on PostgreSQL only: {name} must be postgres://...; got {url!r}"
-        )
-    if not database.get("NAME"):
-        raise ImproperlyConfigured(f"{name} names no database (postgres://HOST:PORT/NAME): {url!r}")
-    return database
-
 
 DEBUG = env_bool("DEBUG", False)
 
@@ -142,7 +91,7 @@ for _number, _url in enumerate(env_list("DATABASE_REPLICA_URLS", []), start=1):
         conn_health_checks=True,
     )
     # A replica that does not answer is skipped after 2 s instead of holding the reader.
-    _replica["OPTIONS"] = {"options": DATABASE_SESSION_OPTIONS, "connect_timeout": 2}
+    _replica.setdefault("OPTIONS", {}).update(options=DATABASE_SESSION_OPTIONS, connect_timeout=2)
     _replica["TEST"] = {"MIRROR": "default"}
     DATABASES[f"replica_{_number}"] = _replica
     INCIDENTLIB_REPLICAS.append(f"replica_{_number}")
@@ -353,12 +302,8 @@ INCIDENTLIB_PAGE_SIZE = env_int("PAGE_SIZE", 20)
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "text" if DEBUG else "json")
 if LOG_FORMAT not in ("json", "text"):
     raise ImproperlyConfigured(f"LOG_FORMAT must be json or text; got {LOG_FORMAT!r}")
-# Python's level names, in any case (gunicorn.conf.py reads the same variable, lower case).
-LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
-if LOG_LEVEL not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
-    raise ImproperlyConfigured(
-        f"LOG_LEVEL must be debug, info, warning, error or critical; got {LOG_LEVEL!r}"
-    )
+# Python's level names, in any case (gunicorn.conf.py reads the same variable).
+LOG_LEVEL = env_log_level()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -114,6 +114,7 @@ def stem(word):
 
 
 def fused_forms(word):
+    """The forms other than its stem that begin the word's conjugations (Reading.fused)."""
     return analysed(word).fused
 
 
