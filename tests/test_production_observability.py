@@ -298,3 +298,27 @@ def test_request_lines_keep_their_id_after_a_hup(tmp_path, log_format):
             assert any(json.loads(line).get("request_id") == request_id for line in lines), lines
         else:
             assert any(f"[{request_id}] GET /healthz 200" in line for line in lines), lines
+
+
+@pytest.mark.django_db
+def test_gunicorn_opens_no_control_socket(tmp_path):
+    """gunicorn puts every server's control socket at one path: app servers on one host
+    would take each other's (gunicorn.conf.py turns it off)."""
+    log = tmp_path / "gunicorn.log"
+    env = production_env(
+        DATABASE_URL=url_of_test_database(),
+        GUNICORN_BIND=f"127.0.0.1:{free_port()}",
+        METRICS_ADDRESS="off",
+        WEB_CONCURRENCY="1",
+        SECURE_SSL_REDIRECT="0",
+        STATIC_MANIFEST="0",
+        HOME=str(tmp_path),
+        XDG_RUNTIME_DIR=str(tmp_path),
+    )
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    server = started_gunicorn(env, log)
+    server.send_signal(signal.SIGTERM)
+    server.wait(timeout=30)
+    assert "Listening at" in log.read_text()
+    assert "Control socket" not in log.read_text()
+    assert not list(tmp_path.rglob("*.ctl"))

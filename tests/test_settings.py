@@ -224,3 +224,29 @@ def test_gunicorn_names_its_own_wrong_setting_in_one_line(env, message):
     )
     assert result.returncode == 1
     assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_replica_url_keeps_its_own_options():
+    """A socket's folder given as the URL's ?host= stays among the replica's OPTIONS, beside
+    the session options every connection gets."""
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import incidentlib.settings as s; o = s.DATABASES['replica_1']['OPTIONS'];"
+            " print(o['host'], o['connect_timeout'], o['options'])",
+        ],
+        cwd=ROOT,
+        env={k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY")}
+        | {
+            "SECRET_KEY": GOOD_KEY,
+            "DATABASE_URL": "postgres://x@localhost/x",
+            "DATABASE_REPLICA_URLS": "postgresql://x:@/x?host=/run/replica",
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.stdout.split() == [
+        "/run/replica", "2", "-c", "jit=off", "-c", "random_page_cost=1.1"
+    ]  # fmt: skip
