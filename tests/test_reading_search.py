@@ -105,11 +105,22 @@ def test_fused_forms_are_searched_within_the_search_syntax(korean_cases):
         ("헬스체크", {"K-12", "K-13"}),
         ("헬스체크가", {"K-12", "K-13"}),
         ("헬스 체크", {"K-12", "K-13", "K-14"}),  # two words, anywhere (체크 ends 헬스체크)
-        ('"헬스 체크"', {"K-12"}),  # a phrase: the words written apart, one after the other
+        ('"헬스 체크"', {"K-12", "K-13"}),  # a phrase: one after the other, or together
+        ('"헬스 체크가"', {"K-12", "K-13"}),
+        ('"체크 헬스"', set()),  # in its order only
+        ('실패했다 -"헬스 체크"', {"K-3", "K-7"}),  # left out, apart or together
     ],
 )
 def test_a_compound_finds_its_nouns_written_apart_and_together(korean_cases, typed, cases):
     assert found(typed) == cases
+
+
+def test_a_quoted_phrase_finds_its_compound_only_where_kiwi_reads_one():
+    assert korean.phrase_compounds('"헬스 체크" "데이터 센터가"') == {
+        ("헬스", "체크"): "헬스체크",
+        ("데이터", "센터"): "데이터센터",
+    }
+    assert korean.phrase_compounds('"서버 실" "체크 후" "서버가 멈추다" 헬스 체크') == {}
 
 
 def test_a_compound_is_split_only_into_nouns_kiwi_reads_in_it():
@@ -166,3 +177,9 @@ def test_the_analyser_is_loaded_whole_and_starts_no_thread(monkeypatch):
     korean.analyser()
     korean.analyser().tokenize("메타데이터를")
     assert len(os.listdir("/proc/self/task")) == before
+
+
+def test_a_phrase_found_written_together_is_highlighted(korean_cases):
+    case = Case.objects.get(id="K-13")
+    search.add_snippets([case], '"헬스 체크"', "ko")
+    assert "<mark>헬스체크</mark>" in str(case.snippet)

@@ -226,6 +226,25 @@ def readings(text):
     return {reading.stem: reading for reading in found if reading.fused or reading.spaced}
 
 
+# A quoted phrase of the search text, and a word of Hangul syllables only.
+QUOTED = re.compile(r'"([^"]*)"')
+HANGUL_WORD = re.compile(f"[{HANGUL}]+")
+
+
+def phrase_compounds(text):
+    """{nouns: compound} of the search text's quoted phrases that are the nouns of a compound
+    written apart (`"헬스 체크"`: 헬스체크, which a text may write together), as Kiwi reads that
+    compound (_compound): not `"체크 후"`, nor `"서버 실"` (서버실 is one noun)."""
+    found = {}
+    for phrase in QUOTED.findall(text or ""):
+        nouns = tuple(stems(phrase).split())
+        if len(nouns) > 1 and all(HANGUL_WORD.fullmatch(noun) for noun in nouns):
+            compound = "".join(nouns)
+            if analysed(compound).spaced == nouns:
+                found[nouns] = compound
+    return found
+
+
 def stems(text):
     """The search text with each Korean word reduced to its stem; the rest as written."""
     return "".join(part if isinstance(part, str) else part[0] for part in stem_parts(text))

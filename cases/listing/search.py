@@ -134,20 +134,30 @@ def _alternatives(reading):
     return f"({' | '.join(forms)})"
 
 
+def _phrase(nouns):
+    """A quoted phrase of Korean nouns in a tsquery's text form, each a prefix."""
+    return " <-> ".join(map(_prefix, nouns))
+
+
 class LibraryQuery(SearchQuery):
     """The reader's words as a tsquery: web search syntax, English stemmed, Korean as prefixes
     (a Latin word with a Korean particle as the Latin word, where it is searched), a verb's
-    stem or any of its fused forms, a compound or its nouns written apart (_alternatives)."""
+    stem or any of its fused forms, a compound or its nouns written apart (_alternatives), a
+    quoted phrase of nouns or their compound written together (`"헬스 체크"`: 헬스체크)."""
 
     def __init__(self, text):
         self.parts = web_search_parts(text)
         self.readings = korean.readings(text)
+        self.compounds = korean.phrase_compounds(text)
         super().__init__(text, config="english", search_type="websearch")
 
     def as_sql(self, compiler, connection, function=None, template=None):
         sql, params = _tsquery_sql(self.parts)
         sql = f"regexp_replace(({sql})::text, %s, %s, 'g')"
         params += [KOREAN_LEXEME, r"\&:*"]
+        for nouns, compound in self.compounds.items():
+            sql = f"replace({sql}, %s, %s)"
+            params += [_phrase(nouns), f"({_phrase(nouns)} | {_prefix(compound)})"]
         # A lexeme of the 'english' parser holds no quote, so `'멈추':*` is found only whole.
         for stem, reading in self.readings.items():
             sql = f"replace({sql}, %s, %s)"
