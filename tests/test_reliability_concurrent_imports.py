@@ -1,6 +1,7 @@
-"""Two imports at once of the same new case ids, as two curators would run them: one waits
-for the other (the importer's advisory lock), so that the second updates what the first
-created instead of creating it again (issue 12, point 5)."""
+"""Two imports at once, as two curators would run them: one waits for the other (the
+importer's advisory lock, from its checks to its commit), so that the second updates what the
+first created instead of creating it again (issue 12, point 5), and is checked against what
+the first stored."""
 
 import os
 import subprocess
@@ -8,14 +9,14 @@ import sys
 import time
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
 from cases.exchange.format import same_case
 from cases.exchange.importer import IMPORT_LOCK
 from cases.models import Case
 
 from .conftest import ROOT, exported, url_of_test_database, write_json
-from .library import plain_case
+from .library import plain_case, store
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -51,8 +52,8 @@ def test_two_imports_of_the_same_new_ids_at_once_create_then_update(tmp_path):
     }
     env = dict(os.environ, DATABASE_URL=url_of_test_database())
     with connection.cursor() as cursor:
-        # Held here until both runs have checked their files (every id new to each) and wait
-        # to write: then they race for the lock as two curators' runs would.
+        # Held here until both runs wait for it: then they race for it as two curators'
+        # runs would.
         cursor.execute("SELECT pg_advisory_lock(%s)", [IMPORT_LOCK])
         runs = {
             letter: subprocess.Popen(
@@ -91,3 +92,38 @@ def test_two_imports_of_the_same_new_ids_at_once_create_then_update(tmp_path):
     assert sorted(Case.objects.values_list("id", flat=True)) == IDS
     assert set(Case.objects.values_list("version", flat=True)) == {2}
     assert all(same_case(exported(case_id), later[case_id]) for case_id in IDS)
+
+
+def import_in_a_process(path):
+    return subprocess.Popen(
+        [sys.executable, "manage.py", "import_cases", str(path)],
+        cwd=ROOT,
+        env=dict(os.environ, DATABASE_URL=url_of_test_database()),
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def test_a_run_started_while_another_writes_is_checked_against_what_that_one_stores(tmp_path):
+    """Run 1 (this test's transaction, holding the importer's lock) makes RC-1 a recurrence
+    of RC-2; run 2, started meanwhile, makes RC-2 a recurrence of RC-1. Checked before run 1
+    committed, run 2 would pass, and the library would hold a loop that its own export could
+    not be imported from."""
+    store(tmp_path, plain_case("RC-1"), plain_case("RC-2"))
+    run_2 = write_json(tmp_path / "run2.json", plain_case("RC-2", recurrence_of="RC-1"))
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [IMPORT_LOCK])
+        Case.objects.filter(id="RC-1").update(recurrence_of="RC-2")
+        run = import_in_a_process(run_2)
+        deadline = time.monotonic() + 120
+        while not waiting_for_the_import_lock():
+            assert time.monotonic() < deadline, "the import never waited for the lock"
+            assert run.poll() is None, run.communicate()
+            time.sleep(0.1)
+    stdout, stderr = run.communicate(timeout=120)
+
+    assert run.returncode == 1, stdout + stderr
+    assert "RC-2: recurrence_of: The recurrence chain would loop back" in stderr, stderr
+    assert dict(Case.objects.values_list("id", "recurrence_of")) == {"RC-1": "RC-2", "RC-2": None}

@@ -155,6 +155,13 @@ def no_progress(_description, _total, _unit=None):
     return _NoProgress()
 
 
+def _lock_imports():
+    """Wait for any other import's transaction to end, and hold this one's lock until its
+    own does (taken again by the same transaction, it is already held)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [IMPORT_LOCK])
+
+
 class _Refused(Exception):
     """Ends the write transaction with a problem (it is rolled back)."""
 
@@ -194,23 +201,33 @@ class CaseImport:
         self.kept_at_check = set()  # with --keep-existing: the cases stored when checked
 
     def run(self, *, dry_run=False):
-        self.check()
+        """Check the files, then write them if they passed: one run at a time from its checks
+        to its commit (the advisory lock), so that a run started while another writes checks
+        its cases against what that one stored (a recurrence loop made of the two, an
+        organisation's other name), not against what was there before."""
+        with transaction.atomic():
+            _lock_imports()
+            self.check()
+            if self.result.ok:
+                self._write_or_refuse(dry_run=dry_run)
         if self.result.ok:
-            try:
-                self.write(dry_run=dry_run)
-                self.refresh_statistics(dry_run=dry_run)
-            except _Refused as refusal:
-                self.result.problems.append(refusal.problem)
-            except DatabaseError as error:
-                # The checks should leave nothing for the database to refuse; if it does,
-                # the transaction is rolled back and the curator still gets a message.
-                self.result.problems.append(
-                    Problem(
-                        ", ".join(map(str, self.paths)),
-                        f"the database refused the import: {_first_line(error)}",
-                    )
-                )
+            self.refresh_statistics(dry_run=dry_run)
         return self.result
+
+    def _write_or_refuse(self, *, dry_run):
+        try:
+            self.write(dry_run=dry_run)
+        except _Refused as refusal:
+            self.result.problems.append(refusal.problem)
+        except DatabaseError as error:
+            # The checks should leave nothing for the database to refuse; if it does,
+            # the transaction is rolled back and the curator still gets a message.
+            self.result.problems.append(
+                Problem(
+                    ", ".join(map(str, self.paths)),
+                    f"the database refused the import: {_first_line(error)}",
+                )
+            )
 
     def refresh_statistics(self, *, dry_run):
         """After a large write, PostgreSQL's statistics of the cases at once (autovacuum would
@@ -496,7 +513,7 @@ class CaseImport:
     def write(self, *, dry_run=False):
         """Sort the cases into created, updated and unchanged, and store what changed."""
         with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [IMPORT_LOCK])
+            _lock_imports()
             # Its GIN indexes' pending lists are merged by gin_lists.Merger, when it may.
             merging = gin_lists.may_merge(cursor)
             settings_before = _set_settings(
