@@ -130,11 +130,24 @@ def case_fields_from_exchange(data):
     return fields
 
 
+def _json_typed(value):
+    """A JSON value in which `true` and `1` differ, as they do in JSON (Python's True == 1);
+    numbers stay numbers (2 and 2.0 are one double)."""
+    if isinstance(value, bool):
+        return (bool, value)
+    if isinstance(value, dict):
+        return {key: _json_typed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_typed(item) for item in value]
+    return value
+
+
 def same_case(a, b):
-    """Whether two exchange cases mean the same: equal values, timestamps compared as instants."""
+    """Whether two exchange cases mean the same: equal values, timestamps compared as instants,
+    the free JSON of `docs` with its types (`true` is not `1`)."""
 
     def normalised(value):
-        value = dict(value, review=dict(value["review"]))
+        value = dict(value, review=dict(value["review"]), docs=_json_typed(value["docs"]))
         if not value.get("translations"):
             value.pop("translations", None)
         value["updated_at"] = parse_timestamp(value["updated_at"])
