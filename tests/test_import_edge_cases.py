@@ -199,6 +199,27 @@ def test_an_exported_file_is_readable_like_any_file_written(seeded, tmp_path):
     assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask
 
 
+def test_an_export_over_a_private_file_leaves_it_private(seeded, tmp_path):
+    target = tmp_path / "drafts.json"
+    target.write_text("[]")
+    target.chmod(0o600)
+    call_command("export_cases", output=str(target), stderr=StringIO())
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert json.loads(target.read_text())[0]["id"] == "IL-0137"
+
+
+def test_file_suffixes_are_read_whatever_their_case(seeded, tmp_path):
+    """export_cases writes JSON Lines to `library.JSONL`; a folder's import reads it back."""
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    call_command("export_cases", output=str(folder / "library.JSONL"), stderr=StringIO())
+    assert (folder / "library.JSONL").read_text().count("\n") == 1  # one case, one line
+    write_json(folder / "ANOTHER.JSON", make_case("A-1"))
+    Case.objects.all().delete()
+    import_cases(folder)
+    assert sorted(Case.objects.values_list("id", flat=True)) == ["A-1", "IL-0137"]
+
+
 # What only the database refused before: checked first, so that a dry run says it too.
 
 

@@ -14,6 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 CASE_FILE_SUFFIXES = (".json", ".jsonl")
+
+
+def file_suffix(path):
+    """A file's suffix as its kind is told by, whatever its case (`library.JSONL`)."""
+    return Path(path).suffix.lower()
+
 # How much of a JSON array file is read at a time; a case longer than this makes the
 # buffer grow to hold it.
 BLOCK_SIZE = 1 << 20
@@ -101,7 +107,7 @@ def _case_files_under(directory, problems):
         found += [
             Path(folder) / name
             for name in names
-            if not name.startswith(".") and Path(name).suffix in CASE_FILE_SUFFIXES
+            if not name.startswith(".") and file_suffix(name) in CASE_FILE_SUFFIXES
         ]
     return sorted(found)
 
@@ -529,7 +535,7 @@ def iter_case_file(
                 return
             handle.seek(start)
             yield from _json_file_records(
-                handle, file, progress, decoder, lines=path.suffix == ".jsonl"
+                handle, file, progress, decoder, lines=file_suffix(path) == ".jsonl"
             )
         except _NotUtf8 as error:
             yield error.problem(file, handle, start)

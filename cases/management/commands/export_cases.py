@@ -10,6 +10,7 @@ in memory, and a file is written whole or not at all.
 """
 
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -18,6 +19,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import OperationalError
 
 from cases.exchange.export import iter_cases, json_array_pieces, json_lines_pieces, snapshot
+from cases.exchange.files import file_suffix
 from cases.exchange.format import case_to_exchange
 from cases.models import Case
 
@@ -42,7 +44,7 @@ class Command(BaseCommand):
     def handle(self, *args, ids, output, format, **options):
         target = Path(output) if output else None
         if format is None:
-            format = "jsonl" if target and target.suffix.lower() == ".jsonl" else "json"
+            format = "jsonl" if target and file_suffix(target) == ".jsonl" else "json"
         self.pieces = FORMATS[format]
         self.verbosity = options["verbosity"]
         try:
@@ -97,6 +99,18 @@ def counted(values, counter):
         yield value
 
 
+def _mode_for(path):
+    """The mode of the file written: the one it replaces keeps its own (a private export of
+    drafts stays private), a new one gets what a plain open() would give it (mkstemp's file
+    is private, 0600)."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def write_atomically(path, pieces):
     """Write the pieces to the file whole or not at all: a failed export leaves no
     half-written file. A symbolic link is followed: the file it names is replaced, and the
@@ -107,10 +121,7 @@ def write_atomically(path, pieces):
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             for piece in pieces:
                 stream.write(piece)
-        # mkstemp makes the file private (0600); give it the mode a plain open() would.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)
+        os.chmod(temporary, _mode_for(path))
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
