@@ -20,6 +20,7 @@ def file_suffix(path):
     """A file's suffix as its kind is told by, whatever its case (`library.JSONL`)."""
     return Path(path).suffix.lower()
 
+
 # How much of a JSON array file is read at a time; a case longer than this makes the
 # buffer grow to hold it.
 BLOCK_SIZE = 1 << 20
