@@ -86,8 +86,12 @@ def label_from_slug(slug):
 
 
 def term_slugs(data):
-    """(facet, slug) pairs a case uses, in the order the case lists them, then the kinds of
-    its remediation steps (optional in the format)."""
+    """(facet, slug) pairs a case uses, each once, in the order the case lists them, then the
+    kinds of its remediation steps (optional in the format; one kind may be of many steps)."""
+    return dict.fromkeys(_term_slugs(data))
+
+
+def _term_slugs(data):
     for facet in FACET_FIELDS:
         value = data[facet]
         for slug in [value] if isinstance(value, str) else value:
