@@ -7,7 +7,7 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from cases.exchange.importer import term_slugs
 from cases.models import Term
@@ -186,3 +186,22 @@ def test_a_label_shown_in_english_is_marked_on_korean_pages(client, terms_needin
     assert '<span lang="en">Waf</span>' in listing
     term_page = client.get("/taxonomy/components/waf/?lang=ko").content.decode()
     assert '<h1 lang="en">Waf</h1>' in term_page
+
+
+def test_a_label_or_slug_too_long_to_store_is_named_and_nothing_is_loaded(tmp_path):
+    call_command("load_taxonomy", ROOT_TAXONOMY, stdout=StringIO())
+    before = list(Term.objects.order_by("id").values())
+    terms = [
+        {"facet": "domain", "slug": "fine", "label": {"en": "Fine", "ko": "괜찮음"}},
+        {"facet": "domain", "slug": "long-label", "label": {"en": "L" * 201, "ko": None}},
+        {"facet": "domain", "slug": "s" * 65, "label": {"en": "Long slug", "ko": "긴 ".ljust(201)}},
+    ]
+    stderr = StringIO()
+    with pytest.raises(CommandError, match="^3 problems found; nothing was loaded"):
+        call_command("load_taxonomy", str(write_json(tmp_path / "t.json", terms)), stderr=stderr)
+    assert stderr.getvalue().splitlines() == [
+        f"{tmp_path / 't.json'} [1]: label.en: is 201 characters long; at most 200 are stored",
+        f"{tmp_path / 't.json'} [2]: slug: is 65 characters long; at most 64 are stored",
+        f"{tmp_path / 't.json'} [2]: label.ko: is 201 characters long; at most 200 are stored",
+    ]
+    assert list(Term.objects.order_by("id").values()) == before

@@ -2,13 +2,17 @@
 naming what is down), pages a 503 in both languages, errors are never cached, and after a
 PostgreSQL restart the first request of a worker gets no error."""
 
+import os
+import subprocess
+import sys
+
 import psycopg
 import pytest
 from django.core.management import call_command
 from django.db import OperationalError, ProgrammingError, close_old_connections, connection
 from django.test import Client
 
-from .conftest import url_of_test_database
+from .conftest import ROOT, url_of_test_database
 from .library import six_cases, store
 
 pytestmark = pytest.mark.django_db
@@ -130,3 +134,22 @@ def test_after_the_database_drops_a_connection_the_next_request_gets_no_error(tm
         other.execute("SELECT pg_terminate_backend(%s)", [pid])
     close_old_connections()  # what Django does at the start of each request
     assert client.get("/cases/?severity=high").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("command", "nothing_done"),
+    [
+        (["import_cases", "fixtures/cases"], "; nothing was imported."),
+        (["export_cases"], ""),
+        (["load_taxonomy", "fixtures/taxonomy.json"], "; nothing was loaded."),
+    ],
+)
+def test_a_curators_command_with_the_database_away_says_so_in_one_line(command, nothing_done):
+    env = dict(os.environ, DATABASE_URL="postgres://postgres@127.0.0.1:1/library", DEBUG="1")
+    done = subprocess.run(
+        [sys.executable, "manage.py", *command], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("CommandError: the database failed: connection")
+    assert line.endswith(nothing_done or "")

@@ -58,6 +58,11 @@ def _term_fields(entry, where, problems):
         texts[f"{name}_ko"] = value.get("ko") or ""
     if not texts["label_en"]:
         problem("label.en", "is missing: every term needs an English label")
+    for name, value in (("slug", entry.get("slug")), *texts.items()):
+        limit = Term._meta.get_field(name).max_length
+        if limit and isinstance(value, str) and len(value) > limit:
+            path = name.replace("_", ".")  # label_en: label.en
+            problem(path, f"is {len(value):,} characters long; at most {limit} are stored")
     needs_label = entry.get("needs_label", False)
     if not isinstance(needs_label, bool):
         problem("needs_label", "must be true or false")

@@ -16,11 +16,11 @@ import tempfile
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import OperationalError
 
 from cases.exchange.export import iter_cases, json_array_pieces, json_lines_pieces, snapshot
 from cases.exchange.files import file_suffix
 from cases.exchange.format import case_to_exchange
+from cases.management.command_errors import database_failure_said
 from cases.models import Case
 
 FORMATS = {"json": json_array_pieces, "jsonl": json_lines_pieces}
@@ -52,15 +52,12 @@ class Command(BaseCommand):
                 raise CommandError(f"{target}: the folder {target.parent} does not exist.")
             if target and target.is_dir():
                 raise CommandError(f"{target} is a folder: give the name of a file to write.")
-            self.export(ids, target)
+            with database_failure_said():
+                self.export(ids, target)
         except OSError as error:
             raise CommandError(
                 f"{target or 'the output'}: cannot be written: {error.strerror}; "
                 + ("nothing was written." if target else "it may be incomplete.")
-            ) from error
-        except OperationalError as error:
-            raise CommandError(
-                f"the database failed: {str(error).strip().splitlines()[0]}"
             ) from error
 
     def export(self, ids, target):

@@ -6,10 +6,10 @@ anything is written; then all are written in one transaction, or none is. On a t
 a progress bar shows how far each pass over the files is (none with -v 0).
 """
 
-from django.core.management.base import BaseCommand, CommandError, no_translations
-from django.db import OperationalError
+from django.core.management.base import BaseCommand, no_translations
 
 from cases.exchange.importer import CaseImport
+from cases.management.command_errors import database_failure_said, problems_found
 
 # A new taxonomy term is listed with this many of the cases that use it, then "and N more";
 # and this many new terms at most, then "and N more terms" (the admin lists them all, under
@@ -111,19 +111,10 @@ class Command(BaseCommand):
             replace_newer=replace_newer,
             progress=progress_bars(stream) if on_terminal else None,
         )
-        try:
+        with database_failure_said("; nothing was imported."):
             result = run.run(dry_run=dry_run)
-        except OperationalError as error:
-            raise CommandError(
-                f"the database failed: {str(error).strip().splitlines()[0]}; nothing was imported."
-            ) from error
         if not result.ok:
-            for problem in result.problems:
-                self.stderr.write(str(problem))
-            count = len(result.problems)
-            raise CommandError(
-                f"{count} problem{'s' if count != 1 else ''} found; nothing was imported."
-            )
+            problems_found(self, result.problems, "nothing was imported.")
         if result.new_terms:
             self.stderr.write(
                 self.style.WARNING(new_terms_warning(result.new_terms, dry_run=dry_run))

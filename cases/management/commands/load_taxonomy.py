@@ -1,8 +1,9 @@
 """Create or update taxonomy terms from a JSON file (cases/exchange/taxonomy.py says its shape)."""
 
-from django.core.management.base import BaseCommand, CommandError, no_translations
+from django.core.management.base import BaseCommand, no_translations
 
 from cases.exchange.taxonomy import load_taxonomy
+from cases.management.command_errors import database_failure_said, problems_found
 
 
 class Command(BaseCommand):
@@ -15,13 +16,9 @@ class Command(BaseCommand):
     # Messages for the curator's terminal, in English whatever language a caller left on.
     @no_translations
     def handle(self, *args, path, dry_run, **options):
-        result = load_taxonomy(path, dry_run=dry_run)
+        with database_failure_said("; nothing was loaded."):
+            result = load_taxonomy(path, dry_run=dry_run)
         if result.problems:
-            for problem in result.problems:
-                self.stderr.write(str(problem))
-            count = len(result.problems)
-            raise CommandError(
-                f"{count} problem{'s' if count != 1 else ''} found; nothing was loaded."
-            )
+            problems_found(self, result.problems, "nothing was loaded.")
         prefix = "Dry run, nothing written. " if dry_run else ""
         self.stdout.write(self.style.SUCCESS(prefix + result.summary()))
