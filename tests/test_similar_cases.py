@@ -166,3 +166,35 @@ def test_when_forty_cases_hold_the_three_most_informative_terms_they_are_the_can
         assert all(case_id.startswith("H-") for case_id in found)
     else:
         assert found[0] == "Y-1" and all(case_id.startswith("H-") for case_id in found[1:])
+
+
+@pytest.fixture
+def own_terms_library(tmp_path):
+    """Z-0's two rarest symptoms are its own; W-* share its next three terms (a symptom, a
+    component, a root cause); N-* and M-* share one of them each."""
+    from django.db import connection
+
+    alike = {"symptoms": ["shared-s"], "components": ["shared-c"], "root_cause": "shared-r"}
+    store(
+        tmp_path,
+        plain_case("Z-0", **{**alike, "symptoms": ["only-z1", "only-z2", "shared-s"]}),
+        *[plain_case(f"W-{n}", **alike) for n in range(1, 7)],
+        *[
+            plain_case(f"N-{n}", symptoms=["shared-s"], components=["other-c"], root_cause="x")
+            for n in range(10)
+        ],
+        *[
+            plain_case(f"M-{n}", symptoms=["other-s"], components=["shared-c"], root_cause="x")
+            for n in range(10)
+        ],
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE cases_case")
+
+
+def test_a_case_whose_rarest_terms_are_its_own_is_like_those_sharing_the_next(
+    client, own_terms_library
+):
+    ids, section = shown_similar(client.get("/cases/Z-0").content.decode())
+    assert ids == ["W-1", "W-2", "W-3", "W-4", "W-5"]
+    assert "same symptoms: <span>Shared s</span>" in section

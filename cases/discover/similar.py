@@ -11,7 +11,11 @@ every case that shares some term would read most of the library (a common sympto
 half of it), so the candidates are the cases holding the case's three most informative terms
 (the GIN index on `term_ids` intersects their lists); when fewer than SHORTLIST do, those
 holding its two most informative ones; when fewer than five do, either of those two (two
-terms alone left 7,500 candidates to read at 100,000 cases, most of the page's time). Each
+terms alone left 7,500 candidates to read at 100,000 cases, most of the page's time); and
+when still fewer than five do (its rarest terms are its own, or a kind of fix few cases
+have), at most WIDER of the cases holding its next three most informative terms together
+(its symptom, component and root cause, say); and when still fewer than five, at most WIDER
+of those holding two of those three. Each
 candidate's score is the sum of the weights of every term it shares; the best
 SHORTLIST are then scored again with the words their titles and summaries share with the
 case's (English stemmed, Korean as written), which breaks ties and nudges the order; then by
@@ -38,6 +42,8 @@ FACET_WEIGHTS = {
 WORD_WEIGHT = 0.05
 SHORTLIST = 40
 SIMILAR_CASES = 5
+# Cases read at most of those holding the next three terms (which may be common ones).
+WIDER = 200
 
 
 @dataclass
@@ -108,11 +114,11 @@ def similar_cases(case, exclude_ids=(), limit=SIMILAR_CASES):
               FROM mine
         ), w AS (
             SELECT array_agg(weight ORDER BY position) AS weights FROM weighted
-        ), best AS (  -- the three most informative terms, and the two most
-            SELECT three.ids AS three, three.ids[1:2] AS two
+        ), best AS (  -- the three most informative terms, the two most, the next three
+            SELECT top.ids[1:3] AS three, top.ids[1:2] AS two, top.ids[3:5] AS next
               FROM (SELECT array_agg(term_id ORDER BY weight DESC, term_id)::integer[] AS ids
                       FROM (SELECT term_id, weight FROM weighted
-                             ORDER BY weight DESC, term_id LIMIT 3) AS top) AS three
+                             ORDER BY weight DESC, term_id LIMIT 5) AS five) AS top
         ), holding_three AS (
             SELECT * FROM ({candidates_sql}) AS c WHERE c.term_ids @> (SELECT three FROM best)
         ), holding_two AS (
@@ -127,10 +133,29 @@ def similar_cases(case, exclude_ids=(), limit=SIMILAR_CASES):
              WHERE c.term_ids && (SELECT two FROM best)
                AND NOT c.term_ids @> (SELECT two FROM best)
                AND (SELECT count(*) FROM (SELECT 1 FROM candidates LIMIT %s) AS enough) < %s
+        ), so_far AS (
+            SELECT * FROM candidates UNION ALL SELECT * FROM more_candidates
+        ), wider AS (
+            SELECT * FROM ({candidates_sql}) AS c
+             WHERE cardinality((SELECT next FROM best)) = 3
+               AND c.term_ids @> (SELECT next FROM best)
+               AND NOT c.term_ids && (SELECT two FROM best)
+               AND (SELECT count(*) FROM (SELECT 1 FROM so_far LIMIT %s) AS enough) < %s
+             LIMIT %s
+        ), widest AS (  -- two of the next three
+            SELECT c.* FROM ({candidates_sql}) AS c, best
+             WHERE (c.term_ids @> best.next[1:2] OR c.term_ids @> best.next[2:3]
+                    OR c.term_ids @> (best.next[1:1] || best.next[3:3]))
+               AND cardinality(best.next) >= 2
+               AND NOT c.term_ids @> best.next
+               AND NOT c.term_ids && best.two
+               AND (SELECT count(*) FROM (SELECT 1 FROM so_far UNION ALL SELECT 1 FROM wider
+                                          LIMIT %s) AS enough) < %s
+             LIMIT %s
         ), shortlist AS (
             SELECT c.id, c.term_ids, {score_sql} AS score
-              FROM (SELECT * FROM candidates UNION ALL SELECT * FROM more_candidates) AS c,
-                   w
+              FROM (SELECT * FROM so_far UNION ALL SELECT * FROM wider
+                    UNION ALL SELECT * FROM widest) AS c, w
              ORDER BY score DESC, c.id
              LIMIT %s
         ), own_words AS MATERIALIZED (  -- once, not again for each case of the shortlist
@@ -160,6 +185,14 @@ def similar_cases(case, exclude_ids=(), limit=SIMILAR_CASES):
         *candidates_params,
         limit,
         limit,
+        *candidates_params,
+        limit,
+        limit,
+        WIDER,
+        *candidates_params,
+        limit,
+        limit,
+        WIDER,
         *(term_id for term_id, _ in weighted),
         SHORTLIST,
         case.id,
