@@ -163,3 +163,12 @@ def test_a_printed_case_page_keeps_its_date_and_first_address_and_drops_the_scre
     lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
     footer = [line for line in lines if line.startswith(updated)][-1]
     assert "·" not in footer and first_published not in footer, footer
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("lang", "expected"), [("en", "Page 2 of 3."), ("ko", "3쪽 중 2쪽.")])
+def test_a_printed_page_of_several_says_which_it_is(client, tmp_path, lang, expected):
+    store(tmp_path, *[plain_case(f"P-{n}", domain=["ml" if n < 5 else "web"]) for n in range(45)])
+    assert expected in printed_selection(client.get(f"/cases/?page=2&lang={lang}").content.decode())
+    one_page = printed_selection(client.get(f"/cases/?domain=ml&lang={lang}").content.decode())
+    assert "Page" not in one_page and "쪽" not in one_page

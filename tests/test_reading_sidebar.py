@@ -85,6 +85,9 @@ def test_the_filters_control_comes_before_the_results_and_counts_the_filters(
     assert '<details class="filters">\n  <summary>' + ("Filters" if lang == "en" else "필터") in (
         plain
     )
+    # The search is not a filter: the panel has nothing chosen to count.
+    searched = client.get(f"/cases/?q=failed&severity=high&lang={lang}").content.decode()
+    assert f"<summary>{label.replace('2', '1')}</summary>" in searched
 
 
 def contrast(foreground, background="#ffffff"):

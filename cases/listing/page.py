@@ -303,6 +303,11 @@ class CaseListing:
                 )
         return chips
 
+    @property
+    def filter_count(self):
+        """How many values the filters have chosen (the search is not a filter)."""
+        return sum(chip.param != "q" for chip in self.chips)
+
     def suggestions(self):
         """For an empty list, the chips whose removal would give some cases.
 
@@ -314,7 +319,8 @@ class CaseListing:
     def printed_selection(self):
         """What a printed list says it shows, since print hides the chips and the sort links:
         the filters (each parameter's values together: alternatives), the search, and the
-        order when there are cases. Made from the chips and the sort links: no query."""
+        order and the page (of several) when there are cases. Made from the chips, the sort
+        links and the page: no query."""
         filters = {}
         search_text = None
         for chip in self.chips:
@@ -324,9 +330,16 @@ class CaseListing:
                 filters.setdefault(chip.param, SelectionGroup(chip.name, [])).values.append(
                     chip.value
                 )
-        sort = None
+        sort = page = None
         if self.page is not None and self.page.paginator.count:
             sort = next((link["label"] for link in self.sort_links if link["current"]), None)
-        if not (filters or search_text or sort):
+            if self.page.paginator.num_pages > 1:
+                page = {"number": self.page.number, "of": self.page.paginator.num_pages}
+        if not (filters or search_text or sort or page):
             return None
-        return {"filters": list(filters.values()), "search": search_text, "sort": sort}
+        return {
+            "filters": list(filters.values()),
+            "search": search_text,
+            "sort": sort,
+            "page": page,
+        }
