@@ -174,7 +174,20 @@ def test_the_most_frequent_kinds_of_fix_link_to_those_cases(client, library):
     both = page(client, "/diagnose/?symptoms=common&symptoms=rare-x&fix=replace-hardware"
                         "&root_cause=config")  # fmt: skip
     assert "0 matching cases" in both
+    # Nothing with both: the page offers each again without its narrowing.
+    assert "No case has any of these with the root cause or kind of fix chosen." in both
+    assert 'href="/diagnose/?symptoms=common&amp;symptoms=rare-x&amp;root_cause=config">' in both
+    assert 'href="/diagnose/?symptoms=common&amp;symptoms=rare-x&amp;fix=replace-hardware">' in both
     page(client, "/diagnose/?symptoms=common&fix=no-such-kind", status=400)
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"), [("en", "too common to search for"), ("ko", "너무 흔해서")]
+)
+def test_words_too_common_to_search_for_are_said_to_be(client, library, lang, said):
+    html = page(client, f"/diagnose/?q=the+of&lang={lang}")
+    assert said in html and "No case of the library" not in html
+    assert "No case of the library has any of these." in page(client, "/diagnose/?q=zzyzx&lang=en")
 
 
 def test_the_form_works_in_korean_and_keeps_the_choice(client, library):

@@ -176,11 +176,15 @@ def test_or_between_words_finds_either(client, tmp_path):
 
 def test_a_search_of_only_common_words_says_so_in_the_readers_language(client, tmp_path):
     store(tmp_path, plain_case("S-1", summary={"en": "The disk filled up.", "ko": None}))
-    for words in ("the", "the and of", "?!"):
+    for words in ("the", "the and of", "the?!"):
         html = client.get("/cases/", {"q": words}).content.decode()
         assert listed_ids(html) == []
         assert "holds only words too common to search for" in html, words
         assert "No case matches all of these filters" not in html
+    for marks in ("?!", "%", "--", '"', "*"):  # no word at all, common or not
+        html = client.get("/cases/", {"q": marks}).content.decode()
+        assert listed_ids(html) == []
+        assert "holds no word to search for" in html and "too common" not in html, marks
     korean = client.get("/cases/", {"q": "the", "lang": "ko"}).content.decode()
     assert "너무 흔해서 검색하지 않는 낱말만 있습니다" in korean
     # A search that has a word, and finds nothing, says what it always said.

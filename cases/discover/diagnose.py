@@ -23,6 +23,7 @@ with organisation, severity and root cause; their remediation steps.
 import math
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from django import forms
 from django.conf import settings
@@ -334,6 +335,14 @@ class Diagnosis:
         params.pop("lang", None)
         params["page"] = number
         return f"{self.path}?{params.urlencode()}"
+
+    @cached_property
+    def words_unsearchable(self):
+        """Why the words alone (no term chosen) matched nothing whatever the library holds,
+        or None (search.unsearchable: `the`)."""
+        if self.chosen or not self.form.words or self.total:
+            return None
+        return search.unsearchable(" ".join(self.form.words))
 
     @property
     def without_root_cause_url(self):

@@ -140,9 +140,12 @@ class CaseListing:
         return self.query.search_text
 
     @cached_property
-    def search_has_no_word(self):
-        """Whether an empty page's search holds only words too common to search for."""
-        return bool(self.search_text) and not self.cases and search.has_no_word(self.search_text)
+    def search_unsearchable(self):
+        """Why an empty page's search matches nothing whatever the library holds, or None
+        (search.unsearchable)."""
+        if self.search_text and not self.cases:
+            return search.unsearchable(self.search_text)
+        return None
 
     @property
     def is_filtered(self):

@@ -165,14 +165,17 @@ class LibraryQuery(SearchQuery):
         return f"({sql})::tsquery", params
 
 
-def has_no_word(text):
-    """Whether the text holds no word the search looks for: only words too common to be in
-    any search vector (`the`, `and`), or only punctuation. Such a search matches nothing;
-    the page says why (one small query, made only then)."""
+def unsearchable(text):
+    """Why the text matches nothing whatever the library holds, or None: "punctuation" (not
+    a letter or digit in it: `%`, `--`), "common" (only words too common to be in any search
+    vector: `the`, `and`). A page that found nothing says so (one small query, made only
+    then, for text with letters)."""
+    if not re.search(r"\w", text):
+        return "punctuation"
     sql, params = _tsquery_sql(web_search_parts(text))
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT numnode({sql}) = 0", params)
-        return cursor.fetchone()[0]
+        return "common" if cursor.fetchone()[0] else None
 
 
 def case_id_in(text):
