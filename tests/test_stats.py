@@ -93,6 +93,23 @@ def test_a_selection_counts_only_its_cases(client, library):
     assert "For the 4 cases of this selection." in html
 
 
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "Filtered by: Domain: <span>Ml</span> or <span>Storage</span>; "
+               "Severity: <span>High</span>.</span> <span>Search: “&lt;b&gt;disk”."),
+        ("ko", "적용한 필터: 분야: <span lang=\"en\">Ml</span> 또는 <span lang=\"en\">Storage</span>; "
+               "심각도: <span lang=\"en\">High</span>.</span> <span>검색: “&lt;b&gt;disk”."),
+    ],
+)  # fmt: skip
+def test_the_statistics_of_a_selection_name_it(client, library, lang, said):
+    url = f"/stats/?domain=ml&domain=storage&severity=high&q=%3Cb%3Edisk&lang={lang}"
+    html = page(client, url).content.decode()
+    start = html.index('<p class="stats-selection">')
+    assert said in " ".join(html[start : html.index("</p>", start)].split())
+    assert 'class="stats-selection"' not in page(client, f"/stats/?lang={lang}").content.decode()
+
+
 def test_bars_link_to_the_cases_they_count(client, library):
     html = page(client, "/stats/?domain=storage").content.decode()
     assert 'href="/cases/?domain=storage&amp;year_from=2023&amp;year_to=2023"' in html

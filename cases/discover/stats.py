@@ -25,6 +25,7 @@ from django.utils.translation import gettext_lazy as _
 from cases.durations import DURATION_BUCKETS, UNKNOWN_BUCKET, UNKNOWN_LABEL
 from cases.listing.counts import count_facets, library_counts
 from cases.listing.links import url_with
+from cases.listing.page import selection_in_words
 from cases.listing.selection import CaseFilter
 from cases.models import MOST_SEVERE_FIRST, Case, Facet
 
@@ -105,6 +106,11 @@ class Statistics:
             }
             for param, messages in self.errors.items()
         ]
+
+    @property
+    def selection_in_words(self):
+        """The filters and search chosen, as the page says them (in its language)."""
+        return selection_in_words(self.filterset, language=self.language)
 
     @property
     def is_filtered(self):

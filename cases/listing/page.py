@@ -105,6 +105,50 @@ class SelectionGroup:
     values: list
 
 
+def value_label(param, value, *, terms, language, org_names):
+    """A chosen value as a reader reads it: a term's label in the page's language, an
+    organisation's name ({slug: name} given), a review state, a moment, a duration's range."""
+    if param in TERM_PARAMS:
+        term = terms.get(param, value)
+        return term.label(language) if term else value
+    if param == "org":
+        return org_names.get(value, value)
+    if param == "reviewed":
+        return dict(REVIEW_STATES)[value]
+    if param == "updated_since":
+        return _moment(value)
+    if param in DURATION_PARAMS:
+        return dict(BUCKET_CHOICES)[value]
+    return value
+
+
+def selection_in_words(filterset, *, language):
+    """What a selection of CaseFilter is, as a page says it in words: {"filters":
+    [SelectionGroup] in the chips' order, "search": the search text}; None when nothing is
+    chosen."""
+    selection = filterset.selection()
+    filters = []
+    for param in CHIP_PARAMS:
+        if param == "q" or param not in selection:
+            continue
+        value = selection[param]
+        values = value if param in MULTIPLE_PARAMS else [value]
+        labels = [
+            value_label(
+                param,
+                cleaned,
+                terms=filterset.terms,
+                language=language,
+                org_names=filterset.organisation_names,
+            )
+            for cleaned in values
+        ]
+        filters.append(SelectionGroup(PARAM_LABELS[param], labels))
+    if not (filters or filterset.search_text):
+        return None
+    return {"filters": filters, "search": filterset.search_text}
+
+
 class CaseListing:
     def __init__(self, request, *, fixed=None, organisation=None):
         """`fixed`: (term facet, slug), the page's own filter, met by every case it lists;
@@ -198,20 +242,9 @@ class CaseListing:
     def _value_label(self, param, value):
         if self.fixed == (param, value) and self.fixed_label:
             return self.fixed_label
-        if param in TERM_PARAMS:
-            term = self.terms.get(param, value)
-            return term.label(self.language) if term else value
-        if param == "org":
-            names = dict(self.query.facets.org_names if self.query.facets else {})
-            names.update(self.query.filterset.organisation_names)
-            return names.get(value, value)
-        if param == "reviewed":
-            return dict(REVIEW_STATES)[value]
-        if param == "updated_since":
-            return _moment(value)
-        if param in DURATION_PARAMS:
-            return dict(BUCKET_CHOICES)[value]
-        return value
+        names = dict(self.query.facets.org_names if self.query.facets else {})
+        names.update(self.query.filterset.organisation_names)
+        return value_label(param, value, terms=self.terms, language=self.language, org_names=names)
 
     def _facet_value(self, param, value, label, chosen):
         """One value of the sidebar; the page's own one is shown chosen, its link to /cases/."""
