@@ -99,7 +99,8 @@ def test_a_selection_counts_only_its_cases(client, library):
         ("en", "Filtered by: Domain: <span>Ml</span> or <span>Storage</span>; "
                "Severity: <span>High</span>.</span> <span>Search: “&lt;b&gt;disk”."),
         ("ko", "적용한 필터: 분야: <span lang=\"en\">Ml</span> 또는 "
-               "<span lang=\"en\">Storage</span>; 심각도: <span lang=\"en\">High</span>.</span> <span>검색: “&lt;b&gt;disk”."),
+               "<span lang=\"en\">Storage</span>; 심각도: <span lang=\"en\">High</span>.</span> "
+               "<span>검색: “&lt;b&gt;disk”."),
     ],
 )  # fmt: skip
 def test_the_statistics_of_a_selection_name_it(client, library, lang, said):
