@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 
 from cases.languages import content_language
 from cases.listing.links import url_with
+from cases.listing.page import feed_title, selection_in_words
 from cases.listing.selection import CaseFilter
 from cases.models import REVIEWED, Case, Term
 
@@ -68,9 +69,7 @@ class CaseFeed(Feed):
         return params
 
     def title(self, selection):
-        if self._params(selection, keep_language=False):
-            return _("incidentlib: reviewed cases matching a selection")
-        return _("incidentlib: newest reviewed cases")
+        return feed_title(selection_in_words(selection, language=_language()))
 
     def subtitle(self, selection):
         return _("Real incident cases, in English and Korean, newest review first.")
@@ -85,7 +84,11 @@ class CaseFeed(Feed):
         return selection.qs.order_by("-reviewed_at", "id")[:FEED_ENTRIES]
 
     def item_title(self, case):
-        return f"{case.id}: {case.text('title', _language())}"
+        """The case's id and title; a title shown in English for want of a translation says
+        so, as the pages do."""
+        title = case.text("title", _language())
+        note = f" {_('(in English: not yet translated)')}" if title.is_fallback else ""
+        return f"{case.id}: {title}{note}"
 
     def item_description(self, case):
         """The summary as HTML (Atom's summary type="html"): case text escaped, then marked up."""

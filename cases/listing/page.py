@@ -14,7 +14,7 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils.formats import date_format
 from django.utils.timezone import localtime
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext, pgettext
 from django.utils.translation import gettext_lazy as _
 
 from cases.durations import BUCKET_CHOICES
@@ -147,6 +147,30 @@ def selection_in_words(filterset, *, language):
     if not (filters or filterset.search_text):
         return None
     return {"filters": filters, "search": filterset.search_text}
+
+
+def selection_as_text(selection):
+    """A selection in words (selection_in_words, CaseListing.printed_selection) as one line
+    of plain text, for a feed's title: `Filtered by: Domain: Ml or Web. Search: “disk”.`"""
+    parts = []
+    if selection and selection["filters"]:
+        alternatives = " " + pgettext("between alternative values of one filter", "or") + " "
+        groups = "; ".join(
+            f"{group.name}: {alternatives.join(map(str, group.values))}"
+            for group in selection["filters"]
+        )
+        parts.append(f"{gettext('Filtered by:')} {groups}.")
+    if selection and selection["search"]:
+        parts.append(gettext("Search: “%(words)s”.") % {"words": selection["search"]})
+    return " ".join(parts)
+
+
+def feed_title(selection):
+    """The title of the feed of a selection (in words), naming it."""
+    text = selection_as_text(selection)
+    if not text:
+        return gettext("incidentlib: newest reviewed cases")
+    return gettext("incidentlib: reviewed cases. %(selection)s") % {"selection": text}
 
 
 class CaseListing:
@@ -351,6 +375,10 @@ class CaseListing:
         chips (no count) never would.
         """
         return [chip for chip in self.chips if chip.cases_without]
+
+    def feed_title(self):
+        """The title of the feed of this page's selection (its filters and search)."""
+        return feed_title(self.printed_selection())
 
     def printed_selection(self):
         """What a printed list says it shows, since print hides the chips and the sort links:
