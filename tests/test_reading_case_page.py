@@ -117,6 +117,23 @@ def test_a_licence_that_is_not_a_known_word_is_marked_english(client, tmp_path):
     assert '라이선스: <span lang="en">CC BY 4.0</span>' in page(client, "/cases/A-1?lang=ko")
 
 
+@pytest.mark.parametrize(
+    ("licence", "english", "korean"),
+    [
+        ("all rights reserved", "all rights reserved", "모든 권리 보유"),
+        ("Public domain (US government work)", "public domain (US government work)",
+         "퍼블릭 도메인 (미국 정부 저작물)"),
+        ("public domain", "public domain", "퍼블릭 도메인"),
+    ],
+)  # fmt: skip
+def test_the_common_licences_are_shown_in_korean(client, tmp_path, licence, english, korean):
+    case = make_case("A-1")
+    case["sources"][0]["license"] = licence
+    import_cases(write_json(tmp_path / "a.json", case))
+    assert f"라이선스: <span>{korean}</span>" in page(client, "/cases/A-1?lang=ko")
+    assert f"Licence: <span>{english}</span>" in page(client, "/cases/A-1?lang=en")
+
+
 def test_further_documents_are_shown_under_the_sources(client, tmp_path):
     docs = [
         {"title": {"en": "Runbook", "ko": "런북"}, "url": "https://example.com/runbook"},

@@ -71,6 +71,10 @@ KNOWN_VALUES = {
     "worldwide": _("worldwide"),
     "all users": _("all users"),
     "internal": _("internal"),
+    # Licences (a licence's own name, `CC BY 4.0`, is shown as written)
+    "all rights reserved": _("all rights reserved"),
+    "public domain": _("public domain"),
+    "public domain (us government work)": _("public domain (US government work)"),
 }
 
 
