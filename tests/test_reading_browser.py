@@ -384,3 +384,33 @@ def test_on_a_narrow_phone_no_short_word_breaks(live_server, phone_page, width):
             page.goto(f"{live_server.url}{path}?lang={lang}")
             assert page.evaluate(SHORT_WORDS_BROKEN) == [], (path, lang, width)
             assert page.evaluate("document.documentElement.scrollWidth") <= width, (path, lang)
+
+
+FORM_CONTROLS = """
+() => [...document.querySelectorAll("main form input:not([type=checkbox]):not([type=hidden]), main form button")]
+  .filter((e) => e.getClientRects().length)
+  .map((e) => ({name: e.name || e.textContent.trim(), field: e.tagName === "INPUT",
+                fontSize: parseFloat(getComputedStyle(e).fontSize),
+                height: e.getBoundingClientRect().height, width: e.getBoundingClientRect().width}))
+"""
+
+
+@needs_chromium
+@pytest.mark.usefixtures("listed_cases")
+@pytest.mark.parametrize("path", ["/sources/", "/diagnose/", "/cases/", "/"])
+def test_on_a_phone_every_form_reads_at_16_px_with_targets_a_finger_can_press(
+    live_server, phone_page, path
+):
+    """A phone zooms into a field whose text is under 16 px; a browser's default button is
+    13 px text, 25 px tall (a button in the sidebar is in its smaller text)."""
+    page = phone_page
+    page.goto(f"{live_server.url}{path}?lang=ko")
+    controls = page.evaluate(FORM_CONTROLS)
+    assert controls, path
+    for control in controls:
+        smallest = 16 if control["field"] else 14
+        assert control["fontSize"] >= smallest and control["height"] >= 40, (path, control)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
+    if path == "/sources/":
+        field = next(c for c in controls if c["name"] == "url")
+        assert field["width"] >= 200, field  # the address has room
