@@ -387,7 +387,8 @@ def test_on_a_narrow_phone_no_short_word_breaks(live_server, phone_page, width):
 
 
 FORM_CONTROLS = """
-() => [...document.querySelectorAll("main form input:not([type=checkbox]):not([type=hidden]), main form button")]
+() => [...document.querySelectorAll(
+    "main form input:not([type=checkbox]):not([type=hidden]), main form button")]
   .filter((e) => e.getClientRects().length)
   .map((e) => ({name: e.name || e.textContent.trim(), field: e.tagName === "INPUT",
                 fontSize: parseFloat(getComputedStyle(e).fontSize),
