@@ -28,6 +28,8 @@ PAGES = {
         "모든 사례는 이 분류 축들로 분류됩니다.",
     ),
     "/taxonomy/components/dns/": ("Sort by:", "정렬:"),
+    # A search box over a selection searches within it, and says so.
+    "/taxonomy/components/dns/?year_from=2000": ("Search these cases", "이 사례들에서 검색"),
     "/orgs/": (
         "The organisations whose incidents the library holds.",
         "라이브러리에 장애 사례가 실린 조직들입니다.",
@@ -38,7 +40,8 @@ PAGES = {
 
 # Interface text that must not be left in English on a Korean page.
 ENGLISH_INTERFACE = [
-    "Search the library", "Sort by", "Remove this filter", "Filters in use", "Filters",
+    "Search the library", "Search these cases",
+    "Sort by", "Remove this filter", "Filters in use", "Filters",
     "cases you would get", "Explore by classification", "No case matches", "Recent cases",
     "Taxonomy", "Organisations", "From year", "Apply", "Start again", "Try removing",
     "cite this address", "Browse all cases",
