@@ -361,3 +361,20 @@ def test_a_stale_korean_text_is_noted_as_on_the_case_page(client, tmp_path):
     assert 'href="/cases/K-1/both#remediation"' in result
     english = page(client, "/diagnose/?symptoms=rare-k&lang=en")
     assert "stale-note" not in english.split('class="diagnosis-results"')[1]
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "Symptoms: <span>Common</span>, <span>Rare x</span>; Kind of fix: "
+               "<span>Roll back</span>. Words: “&lt;b&gt;disk”."),
+        ("ko", "증상: <span lang=\"en\">Common</span>, <span>드문 증상</span>; 조치 유형: "
+               "<span>롤백</span>. 낱말: “&lt;b&gt;disk”."),
+    ],
+)  # fmt: skip
+def test_a_printed_diagnosis_says_what_was_chosen(client, library, lang, said):
+    """Print hides the form: the page says the choice in words in its place."""
+    html = page(client, f"/diagnose/?symptoms=common&symptoms=rare-x&fix=roll-back"
+                        f"&q=%3Cb%3Edisk&lang={lang}")  # fmt: skip
+    start = html.index('<p class="printed-selection">') + len('<p class="printed-selection">')
+    assert " ".join(html[start : html.index("</p>", start)].split()) == said

@@ -336,6 +336,16 @@ class Diagnosis:
         params["page"] = number
         return f"{self.path}?{params.urlencode()}"
 
+    def printed_choice(self):
+        """What was chosen, as a printout says it (print hides the form): [(facet label,
+        [terms])] of the form's facets and the narrowing root cause and kind of fix."""
+        chosen = [
+            (facet.label, [term for term in self.chosen if term.facet == facet])
+            for facet in FORM_FACETS
+        ]
+        chosen += [(facet.label, [self.chosen_in(facet)]) for facet in SUMMARY_FACETS]
+        return [(label, terms) for label, terms in chosen if terms and terms[0]]
+
     @cached_property
     def words_unsearchable(self):
         """Why the words alone (no term chosen) matched nothing whatever the library holds,
