@@ -162,14 +162,16 @@ RULES = {
         "docs[0]",
         {"docs": "[NaN]"},
         "docs",
-        "docs[0]: nan is not a finite number (NaN and Infinity are not JSON)",
+        "docs[0]: nan is not a finite number (NaN and Infinity are not JSON, and a "
+        "number beyond a double's range such as 1e400 cannot be stored)",
     ),
     "a number too large in further documents": (
         field("docs", [{"size": float("inf")}]),  # what 1e400 reads as
         "docs[0].size",
         {"docs": '[{"size": 1e400}]'},
         "docs",
-        "docs[0].size: inf is not a finite number (NaN and Infinity are not JSON)",
+        "docs[0].size: inf is not a finite number (NaN and Infinity are not JSON, and a "
+        "number beyond a double's range such as 1e400 cannot be stored)",
     ),
     "a NUL character in further documents": (
         field("docs", ["a\u0000b"]),

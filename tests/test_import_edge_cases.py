@@ -33,6 +33,26 @@ def write_raw(path, text):
     return path
 
 
+def test_a_number_beyond_a_double_is_said_to_be_so(tmp_path, library):
+    text = json.dumps(make_case("A-1", docs=[{"measure": 0}])).replace(
+        '"measure": 0', '"measure": 1e400'
+    )
+    path = write_raw(tmp_path / "a.json", text)
+    assert (
+        f"{path}:1: A-1: docs[0].measure: inf is not a finite number (NaN and Infinity are not "
+        "JSON, and a number beyond a double's range such as 1e400 cannot be stored)"
+    ) in refused(path)
+
+
+def test_a_long_refused_value_is_quoted_by_its_start_and_length(tmp_path, library):
+    case = make_case("A-1", date_kind="x" * 200_000)
+    case["sources"][0]["url"] = "https://example.com/ " + "y" * 1_900
+    err = refused(write_json(tmp_path / "a.json", case))
+    assert f"date_kind: {'x' * 60!r}… (200,000 characters) is not one of: " in err
+    assert "sources[0].url: 'https://example.com/ yyy" in err and "(1,921 characters)" in err
+    assert max(map(len, err.splitlines())) < 400
+
+
 @pytest.mark.parametrize(
     ("change", "expected"),
     [

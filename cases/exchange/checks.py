@@ -164,6 +164,18 @@ def _allows_null(error):
     return any(e.validator == "type" and e.validator_value == "null" for e in error.context)
 
 
+# How much of a refused value a message quotes.
+SHOWN_VALUE = 60
+
+
+def _shown(value):
+    """A refused value as a message quotes it: whole when short, else its start and length
+    (a 200,000-character value made one line of as many)."""
+    if isinstance(value, str) and len(value) > SHOWN_VALUE:
+        return f"{value[:SHOWN_VALUE]!r}… ({len(value):,} characters)"
+    return repr(value)
+
+
 def describe(error):
     """(field path, message in words) for one jsonschema error."""
     or_null = " or null" if error.context and _allows_null(error) else ""
@@ -184,7 +196,7 @@ def describe(error):
     if kind == "pattern" and error.validator_value == NOT_BLANK_PATTERN:
         return field_path(path), "must not be empty or only spaces"
     if kind == "pattern":
-        return field_path(path), f"{value!r} is not {_pattern_meaning(path)}"
+        return field_path(path), f"{_shown(value)} is not {_pattern_meaning(path)}"
     if kind == "maxLength":
         return field_path(path), (
             f"is too long: {len(value)} characters, at most {error.validator_value} allowed"
@@ -193,10 +205,12 @@ def describe(error):
         return field_path(path), "must not be empty"
     if kind == "format":
         expected = "YYYY-MM-DD" if error.validator_value == "date" else "like 2026-11-09T11:55:50Z"
-        return field_path(path), f"{value!r} is not a valid {error.validator_value} ({expected})"
+        return field_path(path), (
+            f"{_shown(value)} is not a valid {error.validator_value} ({expected})"
+        )
     if kind == "enum":
         choices = ", ".join(map(str, error.validator_value))
-        return field_path(path), f"{value!r} is not one of: {choices}"
+        return field_path(path), f"{_shown(value)} is not one of: {choices}"
     if kind == "uniqueItems":
         return field_path(path), "lists the same value twice"
     return field_path(path) or None, error.message
@@ -288,7 +302,10 @@ def unstorable_values(value, path=()):
         elif isinstance(value, float) and not math.isfinite(value):
             yield (
                 path,
-                _("%(value)s is not a finite number (NaN and Infinity are not JSON)")
+                _(
+                    "%(value)s is not a finite number (NaN and Infinity are not JSON, and a "
+                    "number beyond a double's range such as 1e400 cannot be stored)"
+                )
                 % {"value": value},
             )
         elif isinstance(value, int) and not isinstance(value, bool) and _too_long(value):
