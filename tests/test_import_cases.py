@@ -158,6 +158,23 @@ def test_malformed_json_names_file_line_column_and_case(tmp_path, library):
     assert library_state() == library
 
 
+def test_a_file_cut_short_is_said_to_be(tmp_path, library):
+    whole = json.dumps(make_case("A-1"))
+    cut_in_a_string = tmp_path / "a.jsonl"
+    cut_in_a_string.write_text(whole[: whole.index('"org": "') + 10], encoding="utf-8")
+    cut_after_a_value = tmp_path / "b.json"
+    cut_after_a_value.write_text('[{"id": "B-1", "org": "x"', encoding="utf-8")
+    errors, _final = refused(cut_in_a_string, cut_after_a_value)
+    assert (
+        "A-1: malformed JSON: a string begins here and is never closed (is the file cut short?)"
+    ) in errors
+    assert (
+        f"{cut_after_a_value}:1:26: B-1: malformed JSON: Expecting ',' delimiter, but the text "
+        "ends here (is the file cut short?)"
+    ) in errors
+    assert library_state() == library
+
+
 @pytest.mark.parametrize(
     ("text", "named"),
     [

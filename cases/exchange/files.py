@@ -142,6 +142,17 @@ def collect_files(paths):
     return list(once.values()), problems
 
 
+def _where_reading_stopped(error):
+    """The JSON reader's message as a curator reads it: a string it could not find the end
+    of is said to begin there (its own message reads as cut off: "Unterminated string
+    starting at"), and a text that ends where it stopped is said to (a file cut short)."""
+    if error.msg.startswith("Unterminated string"):
+        return "a string begins here and is never closed (is the file cut short?)"
+    if not error.doc[error.pos :].strip():
+        return f"{error.msg}, but the text ends here (is the file cut short?)"
+    return error.msg
+
+
 def _decode_error(file, error, line_offset=0, column_offset=0, start=0):
     """The problem where the JSON reader stopped; `start`, where the value it was reading
     (a case) begins in the error's text, so that the case is named if its id came first
@@ -149,7 +160,7 @@ def _decode_error(file, error, line_offset=0, column_offset=0, start=0):
     column = error.colno + (column_offset if error.lineno == 1 else 0)
     return Problem(
         file,
-        f"malformed JSON: {error.msg}",
+        f"malformed JSON: {_where_reading_stopped(error)}",
         line=error.lineno + line_offset,
         column=column,
         case_id=None if start is None else _id_read_before(error.doc, start, error.pos),
