@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import unicodedata
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -365,6 +366,21 @@ def test_one_org_slug_with_two_names_is_refused(tmp_path, library):
         "A-2: org: 'Lablup' differs from 'Lablup Inc', the name given for org_slug 'lablup-inc'"
         in errors
     )
+
+
+def test_two_names_that_look_the_same_are_written_out(tmp_path, library):
+    """카카오 composed and decomposed (as macOS may write it) look alike on any screen."""
+    composed, decomposed = "카카오", unicodedata.normalize("NFD", "카카오")
+    cases = [
+        make_case("A-1", org=composed, org_slug="kakao"),
+        make_case("A-2", org=decomposed, org_slug="kakao"),
+    ]
+    errors, _ = refused(write_json(tmp_path / "run.json", cases))
+    assert (
+        f"A-2: org: {ascii(decomposed)} differs from '\\uce74\\uce74\\uc624' only in how its "
+        "letters are encoded (composed or decomposed Unicode), the name given for org_slug 'kakao'"
+    ) in errors
+    assert library_state() == library
 
 
 def test_a_missing_path_is_named(tmp_path, library):

@@ -28,6 +28,7 @@ real run would, refusals of the database included.
 
 import datetime
 import re
+import unicodedata
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,6 +158,17 @@ class _NoProgress:
 
 def no_progress(_description, _total, _unit=None):
     return _NoProgress()
+
+
+def _differs(name, other):
+    """That a name differs from another, said so that a curator sees how: names that look
+    the same (`카카오` composed and decomposed) are written out code point by code point."""
+    if unicodedata.normalize("NFC", name) == unicodedata.normalize("NFC", other):
+        return (
+            f"{ascii(name)} differs from {ascii(other)} only in how its letters are encoded "
+            "(composed or decomposed Unicode)"
+        )
+    return f"{name!r} differs from {other!r}"
 
 
 def _lock_imports():
@@ -376,7 +388,7 @@ class CaseImport:
                 where = self.facts[earlier[1]]
                 self.problem(
                     index,
-                    f"{name!r} differs from {earlier[0]!r}, the name given for org_slug "
+                    f"{_differs(name, earlier[0])}, the name given for org_slug "
                     f"{slug!r} at {where.file}:{where.line}",
                     path="org",
                 )
@@ -408,7 +420,7 @@ class CaseImport:
             if other_cases:
                 self.problem(
                     index,
-                    f"{name!r} differs from {stored_name!r}, the name of org_slug "
+                    f"{_differs(name, stored_name)}, the name of org_slug "
                     f"{slug!r} in the library, which "
                     f"{other_cases} other case(s) use; rename the organisation "
                     "in the admin, or use its name here",
