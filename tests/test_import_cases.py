@@ -137,8 +137,29 @@ def test_strict_taxonomy_refuses_unknown_slugs(tmp_path):
 
 def test_dry_run_reports_without_writing(tmp_path, capsys):
     call_command("import_cases", str(write_json(tmp_path / "a.json", seed_case())), dry_run=True)
-    assert "Dry run, nothing written. Cases: 1 created" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Dry run, nothing written. Cases: 1 created, 0 updated, 0 unchanged" in out
+    assert "; terms that would be created: 7." in out
     assert Case.objects.count() == 0 and Term.objects.count() == 0
+
+
+def test_counts_of_one_are_singular(tmp_path, capsys):
+    """ "1 taxonomy terms created", "Exported 1 cases" read wrong."""
+    from io import StringIO
+
+    from cases.exchange.importer import term_slugs
+
+    case = make_case("A-1", domain=["cloud"], symptoms=["data-loss"], components=["bgp"],
+                     contributing=[], severity="high", root_cause="brand-new-cause")  # fmt: skip
+    case["remediation"] = []
+    call_command("load_taxonomy", "fixtures/taxonomy.json", stdout=StringIO())
+    known = set(Term.objects.values_list("facet", "slug"))
+    assert len({(f, s) for f, s in term_slugs(case)} - known) == 1, "one new term"
+    stderr = StringIO()
+    call_command("import_cases", str(write_json(tmp_path / "a.json", case)), stderr=stderr)
+    assert stderr.getvalue().startswith("Warning: 1 taxonomy term created with labels")
+    call_command("export_cases", output=str(tmp_path / "out.json"), stderr=(said := StringIO()))
+    assert f"Exported 1 case to {tmp_path / 'out.json'}." in said.getvalue()
 
 
 # Bad input: every case names its place and leaves the library as it was.

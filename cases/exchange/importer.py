@@ -115,14 +115,15 @@ class ImportResult:
     def ok(self):
         return not self.problems
 
-    def summary(self):
+    def summary(self, *, dry_run=False):
         line = (
             f"{len(self.created)} created, {len(self.updated)} updated, "
             f"{len(self.unchanged)} unchanged"
         )
         if self.kept:
             line += f", {len(self.kept)} already in the library left as they are"
-        return f"Cases: {line}; terms created: {len(self.new_terms)}."
+        terms = "terms that would be created" if dry_run else "terms created"
+        return f"Cases: {line}; {terms}: {len(self.new_terms)}."
 
 
 @dataclass(slots=True)

@@ -20,7 +20,7 @@ from django.core.management.base import BaseCommand, CommandError
 from cases.exchange.export import iter_cases, json_array_pieces, json_lines_pieces, snapshot
 from cases.exchange.files import file_suffix
 from cases.exchange.format import case_to_exchange
-from cases.management.command_errors import database_failure_said
+from cases.management.curator_messages import database_failure_said, how_many
 from cases.models import Case
 
 FORMATS = {"json": json_array_pieces, "jsonl": json_lines_pieces}
@@ -77,7 +77,7 @@ class Command(BaseCommand):
                 write_atomically(target, pieces)
                 if self.verbosity:
                     self.stderr.write(
-                        self.style.SUCCESS(f"Exported {counter[0]:,} cases to {target}.")
+                        self.style.SUCCESS(f"Exported {how_many(counter[0], 'case')} to {target}.")
                     )
                 return
             try:

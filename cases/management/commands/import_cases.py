@@ -9,7 +9,7 @@ a progress bar shows how far each pass over the files is (none with -v 0).
 from django.core.management.base import BaseCommand, no_translations
 
 from cases.exchange.importer import CaseImport
-from cases.management.command_errors import database_failure_said, problems_found
+from cases.management.curator_messages import database_failure_said, how_many, problems_found
 
 # A new taxonomy term is listed with this many of the cases that use it, then "and N more";
 # and this many new terms at most, then "and N more terms" (the admin lists them all, under
@@ -36,8 +36,8 @@ def new_terms_warning(new_terms, *, dry_run):
     )
     verb = "would be created" if dry_run else "created"
     return (
-        f"Warning: {len(new_terms):,} taxonomy terms {verb} with labels made from their slugs: "
-        + terms
+        f"Warning: {how_many(len(new_terms), 'taxonomy term')} {verb} with labels made from "
+        "their slugs: " + terms
     )
 
 
@@ -130,4 +130,4 @@ class Command(BaseCommand):
                     self.stdout.write(f"{case_id}: {label}")
         if verbosity >= 1:
             prefix = "Dry run, nothing written. " if dry_run else ""
-            self.stdout.write(self.style.SUCCESS(prefix + result.summary()))
+            self.stdout.write(self.style.SUCCESS(prefix + result.summary(dry_run=dry_run)))

@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, no_translations
 
 from cases.exchange.taxonomy import load_taxonomy
-from cases.management.command_errors import database_failure_said, problems_found
+from cases.management.curator_messages import database_failure_said, problems_found
 
 
 class Command(BaseCommand):

@@ -1,5 +1,5 @@
-"""How the curators' commands (import_cases, export_cases, load_taxonomy) end when they cannot
-do their work: one line each, never a traceback."""
+"""How the curators' commands (import_cases, export_cases, load_taxonomy) say things: counts
+in words, and, when they cannot do their work, one line each, never a traceback."""
 
 from contextlib import contextmanager
 
@@ -18,10 +18,14 @@ def database_failure_said(consequence=""):
         raise CommandError(f"the database failed: {first_line}{consequence}") from error
 
 
+def how_many(count, noun, plural=None):
+    """`1 case`, `1,204 cases`: a count with its noun, singular or plural."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
+
+
 def problems_found(command, problems, nothing_done):
     """Write each problem, then end the command saying how many: `2 problems found; nothing
     was imported.`"""
     for problem in problems:
         command.stderr.write(str(problem))
-    count = len(problems)
-    raise CommandError(f"{count} problem{'s' if count != 1 else ''} found; {nothing_done}")
+    raise CommandError(f"{how_many(len(problems), 'problem')} found; {nothing_done}")
