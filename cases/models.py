@@ -581,7 +581,8 @@ class Case(models.Model):
         else:
             # The import's check of the same values (here, not imported at the top:
             # cases/exchange/checks.py reads the exchange format, which reads these models).
-            from cases.exchange.checks import field_path, unstorable_values
+            from cases.exchange.checks import unstorable_values
+            from cases.exchange.files import field_path
 
             problems = [
                 f"{field_path(('docs', *path))}: {problem}"

@@ -390,8 +390,29 @@ def test_a_key_given_twice_in_one_object_is_refused_by_name(tmp_path, library, s
     text = text.replace('"id": "A-1"', '"id": "A-1", "id": "A-2"', 1)
     text = text.replace('"kind": "', '"kind": "blog", "kind": "', 1)
     errors = refused(write_raw(tmp_path / f"a{suffix}", text + "\n"))
-    assert "A-2: the key 'id' is given twice in one object; give each once" in errors
-    assert "A-2: the key 'kind' is given twice in one object" in errors
+    assert "A-2: id: the key 'id' is given twice; give it once" in errors
+    assert "A-2: sources[0].kind: the key 'kind' is given twice; give it once" in errors
+    assert library_state() == library
+
+
+@pytest.mark.parametrize("flaw", ["unknown field", "key given twice"])
+def test_a_case_with_a_flaw_of_its_own_is_still_checked_against_the_others(
+    tmp_path, library, flaw
+):
+    """Such a flaw hid every problem the case has with other cases: a curator fixed it and
+    met them on a second run."""
+    case = make_case("A-1", related=["NOWHERE-1"], recurrence_of="NOWHERE-2")
+    text = json.dumps({**case, "notes": "a curator's"} if flaw == "unknown field" else case)
+    if flaw == "key given twice":
+        text = text.replace('"summary": {"en": ', '"summary": {"en": "x", "en": ', 1)
+    errors = refused(write_raw(tmp_path / "a.json", text))
+    flaw_said = {
+        "unknown field": "A-1: notes: is not a field of the exchange format",
+        "key given twice": "A-1: summary.en: the key 'en' is given twice; give it once",
+    }[flaw]
+    assert flaw_said in errors
+    assert "A-1: related[0]: NOWHERE-1 is neither in this run nor in the library" in errors
+    assert "A-1: recurrence_of: NOWHERE-2 is neither in this run nor in the library" in errors
     assert library_state() == library
 
 

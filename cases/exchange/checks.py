@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from jsonschema import Draft202012Validator, FormatChecker, validators
 from jsonschema.exceptions import ValidationError
 
+from cases.exchange.files import field_path
 from cases.exchange.format import BILINGUAL_FIELDS
 from cases.models import OWN_RECURRENCE, RELATED_TO_ITSELF, SEVERITIES, Facet
 from cases.patterns import NOT_BLANK_PATTERN, case_schema, whole
@@ -115,14 +116,6 @@ def fast_case_validator():
     )
 
 
-def field_path(path):
-    """deque(['sources', 0, 'url']) -> 'sources[0].url'"""
-    text = ""
-    for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
-
-
 def _json_type(value):
     return {
         dict: "an object",
@@ -176,6 +169,19 @@ def _shown(value):
     return repr(value)
 
 
+def described(error):
+    """(field path, message in words) for each thing one jsonschema error finds: each field
+    of an object that the format does not have is named as its own path, so that the rest
+    of the case is still checked against the others (facts_of in importer.py)."""
+    telling = _most_telling(error)
+    if telling.validator == "additionalProperties":
+        path = list(telling.absolute_path)
+        for name in sorted(set(telling.instance) - set(telling.schema.get("properties", {}))):
+            yield field_path([*path, name]), "is not a field of the exchange format"
+    else:
+        yield describe(error)
+
+
 def describe(error):
     """(field path, message in words) for one jsonschema error."""
     or_null = " or null" if error.context and _allows_null(error) else ""
@@ -185,10 +191,6 @@ def describe(error):
     if kind == "required":
         missing = error.message.split("'")[1]
         return field_path([*path, missing]), "is missing (a required field)"
-    if kind == "additionalProperties":
-        extra = sorted(set(value) - set(error.schema.get("properties", {})))
-        names = ", ".join(field_path([*path, name]) for name in extra)
-        return field_path(path) or None, f"unknown field {names} (not in the format)"
     if kind == "type":
         wanted = error.validator_value
         wanted = " or ".join(wanted) if isinstance(wanted, list) else wanted
@@ -229,8 +231,8 @@ def check_format(record):
         return True
     errors = sorted(case_validator().iter_errors(record.data), key=lambda e: list(map(str, e.path)))
     for error in _narrowest_types(errors):
-        path, message = describe(error)
-        record.problem(message, path=path or None)
+        for path, message in described(error):
+            record.problem(message, path=path or None)
     return not errors
 
 

@@ -27,6 +27,14 @@ BLOCK_SIZE = 1 << 20
 BOM = codecs.BOM_UTF8
 
 
+def field_path(path):
+    """deque(['sources', 0, 'url']) -> 'sources[0].url'"""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
 @dataclass
 class Problem:
     """One thing wrong with the input, with as much of its place as is known."""
@@ -327,10 +335,11 @@ _NEAR_THE_END = 16
 
 class _Decoder:
     """json's decoder, noting the keys given twice in one object (JSON allows it, and the
-    last value would silently win: an "id" given twice stored the case under the second)."""
+    last value would silently win: an "id" given twice stored the case under the second),
+    and the objects they were given twice in, to name their place."""
 
     def __init__(self, check_duplicate_keys=True):
-        self.duplicates = []
+        self.duplicates = []  # (object, key given twice in it)
         self.json = json.JSONDecoder(
             object_pairs_hook=self._object if check_duplicate_keys else None
         )
@@ -339,7 +348,7 @@ class _Decoder:
         value = dict(pairs)
         if len(value) != len(pairs):
             seen = set()
-            self.duplicates += [key for key, _ in pairs if key in seen or seen.add(key)]
+            self.duplicates += [(value, key) for key, _ in pairs if key in seen or seen.add(key)]
         return value
 
     def loads(self, text):
@@ -352,9 +361,26 @@ class _Decoder:
 
     def record(self, value, file, line, fingerprint):
         record = CaseRecord(value, file, line, fingerprint=fingerprint)
-        for key in dict.fromkeys(self.duplicates):
-            record.problem(f"the key {key!r} is given twice in one object; give each once")
+        if self.duplicates:
+            places = _places_of_objects(value)
+            for place, key in dict.fromkeys((places[id(obj)], key) for obj, key in self.duplicates):
+                where = field_path([*place, key])
+                record.problem(f"the key {key!r} is given twice; give it once", path=where)
         return record
+
+
+def _places_of_objects(value, place=()):
+    """{id(object): its path} of the objects within a JSON value (read only when a key was
+    given twice, to name where)."""
+    places = {}
+    if isinstance(value, dict):
+        places[id(value)] = place
+        for key, item in value.items():
+            places |= _places_of_objects(item, (*place, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            places |= _places_of_objects(item, (*place, index))
+    return places
 
 
 def _array_records(text, file, decoder):
