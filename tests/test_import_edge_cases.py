@@ -396,9 +396,7 @@ def test_a_key_given_twice_in_one_object_is_refused_by_name(tmp_path, library, s
 
 
 @pytest.mark.parametrize("flaw", ["unknown field", "key given twice"])
-def test_a_case_with_a_flaw_of_its_own_is_still_checked_against_the_others(
-    tmp_path, library, flaw
-):
+def test_a_case_with_a_flaw_of_its_own_is_still_checked_against_the_others(tmp_path, library, flaw):
     """Such a flaw hid every problem the case has with other cases: a curator fixed it and
     met them on a second run."""
     case = make_case("A-1", related=["NOWHERE-1"], recurrence_of="NOWHERE-2")
