@@ -443,3 +443,21 @@ def test_the_command_exits_non_zero_and_writes_nothing_when_refusing(tmp_path):
     assert ok.returncode == 0, ok.stderr
     assert "1 created" in ok.stdout
     assert Case.objects.filter(id="A-0").exists()
+
+
+def test_a_reference_to_a_case_that_may_be_in_an_unread_part_says_so(tmp_path, library):
+    """An array's reading stops at its first malformed place: a case after it is not
+    missing, only unread."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    cases = [json.dumps(make_case(case_id)) for case_id in ("U-1", "U-2")]
+    broken = cases[0].replace('"org":', '"org": ,', 1)  # a stray comma
+    (folder / "a.json").write_text(f"[\n{broken},\n{cases[1]}\n]\n", encoding="utf-8")
+    write_json(folder / "b.json", make_case("B-1", related=["U-2"]))
+    errors, _final = refused(folder)
+    assert "U-1: malformed JSON: Expecting value" in errors
+    assert (
+        f"B-1: related[0]: U-2 is neither in this run nor in the library; it may be in "
+        f"{folder / 'a.json'} after line 2, which could not be read"
+    ) in errors
+    assert library_state() == library

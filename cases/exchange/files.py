@@ -45,6 +45,9 @@ class Problem:
     column: int | None = None
     case_id: str | None = None
     path: str | None = None
+    # Whether the rest of the file after this place could not be read (an array's reading
+    # stops at its first malformed place): a case it holds may be there, unread.
+    rest_unread: bool = False
 
     def __str__(self):
         place = self.file
@@ -333,6 +336,11 @@ class _Text:
 _NEAR_THE_END = 16
 
 
+def _rest_unread(problem):
+    problem.rest_unread = True
+    return problem
+
+
 class _Decoder:
     """json's decoder, noting the keys given twice in one object (JSON allows it, and the
     last value would silently win: an "id" given twice stored the case under the second),
@@ -403,8 +411,10 @@ def _array_records(text, file, decoder):
             break
         if not expect_value:
             if char != ",":
-                yield text.error(
-                    file, json.JSONDecodeError("Expecting ',' delimiter", text.buffer, position)
+                yield _rest_unread(
+                    text.error(
+                        file, json.JSONDecodeError("Expecting ',' delimiter", text.buffer, position)
+                    )
                 )
                 return
             position += 1
@@ -419,10 +429,12 @@ def _array_records(text, file, decoder):
                 unterminated = error.msg.startswith("Unterminated string")
                 if (unterminated or error.pos >= len(text.buffer) - _NEAR_THE_END) and text.more():
                     continue
-                yield text.error(file, error, start)
+                yield _rest_unread(text.error(file, error, start))
                 return
             except (RecursionError, ValueError) as error:
-                yield _unreadable_value(file, error, text.line_at(start), text.buffer, start)
+                yield _rest_unread(
+                    _unreadable_value(file, error, text.line_at(start), text.buffer, start)
+                )
                 return
         if end > len(text.buffer) - _NEAR_THE_END and text.more():
             # A number may go on in the next block ("12" of "12.5"): decode it again.

@@ -432,18 +432,24 @@ class CaseImport:
         referenced = {ref for _i, facts in cases for ref in facts.references}
         stored = set(stored_case_ids(referenced - run_ids))
         known = run_ids | stored
+        # A file whose reading stopped at a malformed place may hold the case after it.
+        unread = "".join(
+            f"; it may be in {problem.file} after line {problem.line}, which could not be read"
+            for problem in self.read_problems
+            if problem.rest_unread
+        )
         for index, facts in cases:
             for position, ref in enumerate(facts.related):
                 if ref not in known:
                     self.problem(
                         index,
-                        f"{ref} is neither in this run nor in the library",
+                        f"{ref} is neither in this run nor in the library{unread}",
                         path=f"related[{position}]",
                     )
             if facts.recurrence_of and facts.recurrence_of not in known:
                 self.problem(
                     index,
-                    f"{facts.recurrence_of} is neither in this run nor in the library",
+                    f"{facts.recurrence_of} is neither in this run nor in the library{unread}",
                     path="recurrence_of",
                 )
         self.check_recurrence_loops(cases)
