@@ -6,7 +6,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.paginator import InvalidPage, Paginator
 from django.http import Http404, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
@@ -52,7 +52,12 @@ def upper_case_id(view):
 
 def _get_case(case_id):
     """The published case with this id, with all the page shows."""
-    return get_object_or_404(Case.objects.published().for_page(), id=case_id)
+    try:
+        return Case.objects.published().for_page().get(id=case_id)
+    except Case.DoesNotExist:
+        raise NoSuchPage(
+            _("There is no case at this address. It may not exist, or may not be public yet.")
+        ) from None
 
 
 @require_safe
@@ -218,7 +223,9 @@ def organisation_list(request):
 @require_safe
 @public_page
 def organisation_detail(request, slug):
-    organisation = get_object_or_404(Organisation.objects.public(), slug=slug)
+    organisation = Organisation.objects.public().filter(slug=slug).first()
+    if organisation is None:
+        raise NoSuchPage(_("There is no such organisation in the library."))
     listing = CaseListing(request, organisation=organisation)
     return _case_list_page(
         request, listing, "cases/organisation_detail.html", {"organisation": organisation}

@@ -270,7 +270,7 @@ def test_pagination_keeps_every_parameter(client, library, settings):
 @pytest.mark.parametrize(
     ("lang", "said", "not_said"),
     [
-        ("en", "This list has no such page.", "The case may not exist"),
+        ("en", "This list has no such page.", "It may not exist"),
         ("ko", "목록에 그런 쪽이 없습니다.", "사례가 없거나"),
     ],
 )
@@ -282,8 +282,21 @@ def test_a_page_past_the_last_is_not_found_and_says_so(client, library, lang, sa
         # The reason, not the general one of an unknown address.
         assert said in html and not_said not in html
     # An address that names no case still says that the case may not exist.
-    html = client.get("/cases/NO-SUCH-1", {"lang": lang}).content.decode()
+    html = client.get("/cases/NO-1", {"lang": lang}).content.decode()
     assert not_said in html and said not in html
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("/orgs/no-such-org/", "There is no such organisation in the library."),
+        ("/taxonomy/nope/x/", "There is no such facet."),
+        ("/no/such/address/", "There is no page at this address."),
+    ],
+)
+def test_an_address_that_is_no_case_does_not_speak_of_a_case(client, library, url, said):
+    html = client.get(url, {"lang": "en"}).content.decode()
+    assert said in html and "case" not in html.split("<h1>")[1].split("</main>")[0].split("<a")[0]
 
 
 @pytest.mark.parametrize(
