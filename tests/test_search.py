@@ -147,6 +147,9 @@ def test_words_are_searched_as_typed_on_any_keyboard(client, tmp_path):
     assert found(client, "“메타데이터 서비스”") == ["T-1"]
     assert found(client, "“metadata service”") == ["T-1"]
     assert found(client, "„metadata service“") == ["T-1"]
+    # A no-break space (macOS's Option-Space) between words is a space: two words, not one.
+    assert found(client, "lost\u00a0metadata") == ["T-2"] == found(client, "lost metadata")
+    assert found(client, "잃었다\u202f메타데이터") == ["T-2"]
     html = client.get("/cases/", {"q": "ＮＦＳ\u3000metadata"}).content.decode()
     assert "NFS metadata" in html  # the chip says what was searched for
     diagnosed = client.get("/diagnose/", {"q": "ＮＦＳ"}).content.decode()

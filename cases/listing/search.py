@@ -39,11 +39,12 @@ MAX_QUERY_LENGTH = 200
 RANK_ALL = 1000
 
 # What a keyboard may type for what the search reads: full-width Latin letters, digits and
-# signs (ＮＦＳ), the ideographic space, and the curly quotation marks of a phrase (a Korean
-# or macOS keyboard types “메타데이터 서비스”).
+# signs (ＮＦＳ), the ideographic space and the other spaces (a no-break space, which macOS
+# types with Option-Space, made two words one), and the curly quotation marks of a phrase (a
+# Korean or macOS keyboard types “메타데이터 서비스”).
 AS_TYPED = str.maketrans(
     {chr(code): chr(code - 0xFEE0) for code in range(0xFF01, 0xFF5F)}
-    | {"\u3000": " "}
+    | dict.fromkeys(["\u3000", "\u00a0", "\u202f", "\u205f", *map(chr, range(0x2000, 0x200B))], " ")
     | dict.fromkeys("“”„‟«»", '"')
 )
 
