@@ -322,6 +322,28 @@ def test_a_value_that_is_none_of_a_parameters_reads_well_in_korean(client, libra
     assert "“bogus” is not one of the values to choose from." in english
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/cases/?reviewed=yes&reviewed=no",
+        "/cases/?sort=date&sort=title",
+        "/stats/?year_from=2020&year_from=2021",
+        "/api/cases/?reviewed=yes&reviewed=no",
+        "/feed/?detected_after=under-15m&detected_after=unknown",
+    ],
+)
+def test_a_parameter_of_one_value_given_twice_is_refused_by_name(client, library, url):
+    """It was read as its last value, quietly: `reviewed=yes&reviewed=no` listed drafts."""
+    response = client.get(f"{url}&lang=en")
+    assert response.status_code == 400, url
+    assert "is given more than once: give one value" in response.content.decode()
+    if not url.startswith(("/api/", "/feed/")):
+        korean = client.get(f"{url}&lang=ko").content.decode()
+        assert "값을 두 번 이상 주었습니다" in korean, korean
+    # Several values of a parameter that takes several stay alternatives.
+    assert client.get("/cases/?severity=high&severity=low").status_code == 200
+
+
 @pytest.mark.parametrize("page", ["x", "0", "-1"])
 @pytest.mark.parametrize("url", ["/cases/", "/diagnose/", "/taxonomy/components/dns/"])
 def test_a_malformed_page_number_is_a_400_naming_it_as_everywhere(client, library, url, page):

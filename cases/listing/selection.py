@@ -125,6 +125,18 @@ def _term_filter(facet):
     )
 
 
+class OneValueEachForm(forms.Form):
+    """The form of the filters: a parameter of one value given twice (`reviewed=yes&
+    reviewed=no`) is refused, not read as its last value."""
+
+    def clean(self):
+        cleaned = super().clean()
+        for name in self.fields:
+            if name not in MULTIPLE_PARAMS and len(self.data.getlist(name)) > 1:
+                self.add_error(name, _("is given more than once: give one value"))
+        return cleaned
+
+
 class CaseFilter(django_filters.FilterSet):
     q = SearchFilter(label=_("Search"))
     domain = _term_filter(Facet.DOMAIN)
@@ -154,6 +166,7 @@ class CaseFilter(django_filters.FilterSet):
     class Meta:
         model = Case
         fields = []
+        form = OneValueEachForm
 
     def __init__(self, data=None, queryset=None, *, terms=None, **kwargs):
         """`terms`: the TermIndex (every taxonomy term, loaded once): the valid slugs."""
