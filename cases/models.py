@@ -2,6 +2,7 @@
 
 import datetime
 from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
@@ -229,6 +230,18 @@ class Term(models.Model):
 REVIEWED = Q(reviewed_at__isnull=False)
 
 
+def address_forms(url):
+    """The forms of an address that name the same page, as a reader may paste it: as given,
+    with its scheme and host in small letters (they are case-blind), and each with or
+    without a trailing slash when it has no query."""
+    parts = urlsplit(url)
+    lowered = urlunsplit(parts._replace(scheme=parts.scheme.lower(), netloc=parts.netloc.lower()))
+    forms = {url, lowered}
+    if not parts.query and not parts.fragment:
+        forms |= {form[:-1] if form.endswith("/") else form + "/" for form in forms}
+    return sorted(forms)
+
+
 class CaseQuerySet(models.QuerySet):
     def published(self):
         """The cases the public may see: all, or only reviewed ones when drafts are hidden."""
@@ -282,8 +295,11 @@ class CaseQuerySet(models.QuerySet):
         )
 
     def citing(self, url):
-        """The cases with a source at this address (/sources/?url=...)."""
-        return self.filter(Exists(Source.objects.filter(case=OuterRef("pk"), url=url)))
+        """The cases with a source at this address (/sources/?url=...), in any of the forms
+        that name the same page (address_forms)."""
+        return self.filter(
+            Exists(Source.objects.filter(case=OuterRef("pk"), url__in=address_forms(url)))
+        )
 
     def recurrence_chain(self, case):
         """Every case the public may see linked to `case` by recurrence_of, earlier and

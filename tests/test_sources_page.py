@@ -85,3 +85,22 @@ def test_the_problem_with_an_address_is_said_in_korean(client, library):
     html = response.content.decode()
     assert "출처 주소가 아닙니다: “javascript:alert(1)”" in html
     assert "공백 없는 http:// 또는 https:// 주소를 입력하세요." in html
+
+
+@pytest.mark.parametrize(
+    "pasted",
+    [
+        "https://example.com/only-one/",
+        "https://Example.COM/only-one",
+        "https://EXAMPLE.com/only-one/",
+    ],
+)
+def test_an_address_pasted_with_a_trailing_slash_or_capitals_finds_its_cases(
+    client, library, pasted
+):
+    """The host and scheme are case-blind, and a page with and without its last slash is
+    one page for a reader; the path's own letters are not (a server may tell them apart)."""
+    html = client.get("/sources/", {"url": pasted}).content.decode()
+    assert "1 case cites this address." in html and 'href="/cases/S-1"' in html
+    other = client.get("/sources/", {"url": "https://example.com/ONLY-ONE"}).content.decode()
+    assert "No case cites this address." in other
