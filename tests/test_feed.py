@@ -1,5 +1,7 @@
 """/feed/: an Atom feed of reviewed cases, latest review first, filtered like /cases/."""
 
+import html
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -213,3 +215,18 @@ def test_an_english_title_in_the_korean_feed_says_it_is_english(client, library)
         "F-1: 오래된 장애",
         "F-2: Recent outage, reviewed first (영어: 아직 번역되지 않음)",
     ]
+
+
+def test_a_term_pages_feed_link_and_its_feed_have_one_title(client, library):
+    for url in ("/taxonomy/components/dns/?symptoms=errors", "/orgs/example-org/?components=dns"):
+        for lang in ("en", "ko"):
+            head = client.get(f"{url}&lang={lang}").content.decode().split("</head>")[0]
+            assert "Filtered by" in head or "적용한 필터" in head
+            link = re.search(r'<link rel="alternate" type="application/atom\+xml" title="([^"]*)" '
+                             r'href="([^"]*)"', head)  # fmt: skip
+            title = (
+                feed(client, "?" + link[2].split("?", 1)[1].replace("&amp;", "&"))
+                .find(f"{ATOM}title")
+                .text
+            )
+            assert html.unescape(link[1]) == title, (url, lang)

@@ -188,10 +188,10 @@ def test_a_file_cut_short_is_said_to_be(tmp_path, library):
     cut_after_a_value.write_text('[{"id": "B-1", "org": "x"', encoding="utf-8")
     errors, _final = refused(cut_in_a_string, cut_after_a_value)
     assert (
-        "A-1: malformed JSON: a string begins here and is never closed (is the file cut short?)"
-    ) in errors
+        "A-1: malformed JSON: a string begins here and is never closed before its line ends"
+    ) in errors  # JSON Lines: the next lines are read on, the file is not said to be cut
     assert (
-        f"{cut_after_a_value}:1:26: B-1: malformed JSON: Expecting ',' delimiter, but the text "
+        f"{cut_after_a_value}:1:26: B-1: malformed JSON: Expecting ',' delimiter, but the file "
         "ends here (is the file cut short?)"
     ) in errors
     assert library_state() == library

@@ -183,3 +183,13 @@ def test_a_phrase_found_written_together_is_highlighted(korean_cases):
     case = Case.objects.get(id="K-13")
     search.add_snippets([case], '"헬스 체크"', "ko")
     assert "<mark>헬스체크</mark>" in str(case.snippet)
+
+
+def test_phrases_find_their_compounds_whatever_their_order(tmp_path):
+    """The shorter phrase's form is inside the longer one's: "헬스 체크" in "서버 헬스 체크"."""
+    store(
+        tmp_path,
+        plain_case("P-1", summary={"en": "x", "ko": "서버헬스체크 실패와 헬스체크 재시도"}),
+    )
+    assert found('"서버 헬스 체크" "헬스 체크"') == {"P-1"}
+    assert found('"헬스 체크" "서버 헬스 체크"') == {"P-1"}

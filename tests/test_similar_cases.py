@@ -198,3 +198,26 @@ def test_a_case_whose_rarest_terms_are_its_own_is_like_those_sharing_the_next(
     ids, section = shown_similar(client.get("/cases/Z-0").content.decode())
     assert ids == ["W-1", "W-2", "W-3", "W-4", "W-5"]
     assert "same symptoms: <span>Shared s</span>" in section
+
+
+def test_a_case_of_four_terms_is_like_those_sharing_its_next_two_not_one(client, tmp_path):
+    """Z-0's four terms: two of its own, a root cause W-* share, and the domain everyone has.
+    With two terms after its rarest, "two of the next three" is those two together."""
+    from django.db import connection
+
+    store(
+        tmp_path,
+        plain_case("Z-0", symptoms=["only-z1"], components=["only-zc"], root_cause="shared-r"),
+        *[
+            plain_case(f"W-{n}", symptoms=["s"], components=["c"], root_cause="shared-r")
+            for n in range(1, 7)
+        ],
+        *[
+            plain_case(f"N-{n}", symptoms=["s"], components=["c"], root_cause="x")
+            for n in range(10)
+        ],
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE cases_case")
+    ids, _section = shown_similar(client.get("/cases/Z-0").content.decode())
+    assert ids == ["W-1", "W-2", "W-3", "W-4", "W-5"]

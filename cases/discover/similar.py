@@ -14,8 +14,8 @@ holding its two most informative ones; when fewer than five do, either of those 
 terms alone left 7,500 candidates to read at 100,000 cases, most of the page's time); and
 when still fewer than five do (its rarest terms are its own, or a kind of fix few cases
 have), at most WIDER of the cases holding its next three most informative terms together
-(its symptom, component and root cause, say); and when still fewer than five, at most WIDER
-of those holding two of those three. Each
+(its symptom, component and root cause, say; its next two, when it has no more); and when
+still fewer than five, at most WIDER of those holding two of those three. Each
 candidate's score is the sum of the weights of every term it shares; the best
 SHORTLIST are then scored again with the words their titles and summaries share with the
 case's (English stemmed, Korean as written), which breaks ties and nudges the order; then by
@@ -137,7 +137,7 @@ def similar_cases(case, exclude_ids=(), limit=SIMILAR_CASES):
             SELECT * FROM candidates UNION ALL SELECT * FROM more_candidates
         ), wider AS (
             SELECT * FROM ({candidates_sql}) AS c
-             WHERE cardinality((SELECT next FROM best)) = 3
+             WHERE cardinality((SELECT next FROM best)) >= 2
                AND c.term_ids @> (SELECT next FROM best)
                AND NOT c.term_ids && (SELECT two FROM best)
                AND (SELECT count(*) FROM (SELECT 1 FROM so_far LIMIT %s) AS enough) < %s
@@ -146,7 +146,7 @@ def similar_cases(case, exclude_ids=(), limit=SIMILAR_CASES):
             SELECT c.* FROM ({candidates_sql}) AS c, best
              WHERE (c.term_ids @> best.next[1:2] OR c.term_ids @> best.next[2:3]
                     OR c.term_ids @> (best.next[1:1] || best.next[3:3]))
-               AND cardinality(best.next) >= 2
+               AND cardinality(best.next) = 3
                AND NOT c.term_ids @> best.next
                AND NOT c.term_ids && best.two
                AND (SELECT count(*) FROM (SELECT 1 FROM so_far UNION ALL SELECT 1 FROM wider

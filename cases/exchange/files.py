@@ -153,25 +153,29 @@ def collect_files(paths):
     return list(once.values()), problems
 
 
-def _where_reading_stopped(error):
+def _where_reading_stopped(error, one_line):
     """The JSON reader's message as a curator reads it: a string it could not find the end
     of is said to begin there (its own message reads as cut off: "Unterminated string
-    starting at"), and a text that ends where it stopped is said to (a file cut short)."""
+    starting at"), and a text that ends where it stopped is said to: a file cut short, or,
+    for a line of JSON Lines (`one_line`), a case cut short on its line."""
+    ends = "its line" if one_line else "the file"
     if error.msg.startswith("Unterminated string"):
-        return "a string begins here and is never closed (is the file cut short?)"
+        cut = "" if one_line else " (is the file cut short?)"
+        return f"a string begins here and is never closed before {ends} ends{cut}"
     if not error.doc[error.pos :].strip():
-        return f"{error.msg}, but the text ends here (is the file cut short?)"
+        cut = "" if one_line else " (is the file cut short?)"
+        return f"{error.msg}, but {ends} ends here{cut}"
     return error.msg
 
 
-def _decode_error(file, error, line_offset=0, column_offset=0, start=0):
+def _decode_error(file, error, line_offset=0, column_offset=0, start=0, one_line=False):
     """The problem where the JSON reader stopped; `start`, where the value it was reading
     (a case) begins in the error's text, so that the case is named if its id came first
     (None: between two cases, in none)."""
     column = error.colno + (column_offset if error.lineno == 1 else 0)
     return Problem(
         file,
-        f"malformed JSON: {_where_reading_stopped(error)}",
+        f"malformed JSON: {_where_reading_stopped(error, one_line)}",
         line=error.lineno + line_offset,
         column=column,
         case_id=None if start is None else _id_read_before(error.doc, start, error.pos),
@@ -466,7 +470,7 @@ def _json_lines_records(lines, file, progress, decoder, first_number=1, first_of
         try:
             value = decoder.loads(text)
         except json.JSONDecodeError as error:
-            yield _decode_error(file, error, line_offset=number - 1)
+            yield _decode_error(file, error, line_offset=number - 1, one_line=True)
             continue
         except (RecursionError, ValueError) as error:
             yield _unreadable_value(file, error, number, text)

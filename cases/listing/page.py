@@ -387,7 +387,9 @@ class CaseListing:
         links and the page: no query."""
         filters = {}
         search_text = None
-        for chip in self.chips:
+        # In the order of the parameters, the page's own among them, as the feed of the
+        # selection names it (selection_in_words).
+        for chip in sorted(self.chips, key=lambda chip: CHIP_PARAMS.index(chip.param)):
             if chip.param == "q":
                 search_text = chip.value
             else:

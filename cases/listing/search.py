@@ -156,7 +156,9 @@ class LibraryQuery(SearchQuery):
         sql, params = _tsquery_sql(self.parts)
         sql = f"regexp_replace(({sql})::text, %s, %s, 'g')"
         params += [KOREAN_LEXEME, r"\&:*"]
-        for nouns, compound in self.compounds.items():
+        # The longest phrase first: a shorter one's form is inside it (`"헬스 체크"` in
+        # `"서버 헬스 체크"`), and would be replaced there before it is.
+        for nouns, compound in sorted(self.compounds.items(), key=lambda item: -len(item[0])):
             sql = f"replace({sql}, %s, %s)"
             params += [_phrase(nouns), f"({_phrase(nouns)} | {_prefix(compound)})"]
         # A lexeme of the 'english' parser holds no quote, so `'멈추':*` is found only whole.
