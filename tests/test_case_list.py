@@ -271,7 +271,7 @@ def test_pagination_keeps_every_parameter(client, library, settings):
     ("lang", "said", "not_said"),
     [
         ("en", "This list has no such page.", "It may not exist"),
-        ("ko", "목록에 그런 쪽이 없습니다.", "사례가 없거나"),
+        ("ko", "목록에 그런 쪽이 없습니다.", "존재하지 않는 사례이거나"),
     ],
 )
 def test_a_page_past_the_last_is_not_found_and_says_so(client, library, lang, said, not_said):
