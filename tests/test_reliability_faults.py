@@ -5,6 +5,7 @@ PostgreSQL restart the first request of a worker gets no error."""
 import os
 import subprocess
 import sys
+from urllib.parse import urlsplit
 
 import psycopg
 import pytest
@@ -153,3 +154,34 @@ def test_a_curators_command_with_the_database_away_says_so_in_one_line(command, 
     (line,) = done.stderr.splitlines()
     assert line.startswith("CommandError: the database failed: connection")
     assert line.endswith(nothing_done or "")
+
+
+@pytest.mark.parametrize(
+    ("command", "nothing_done"),
+    [
+        (["import_cases", "fixtures/cases"], "; nothing was imported."),
+        (["export_cases"], ""),
+        (["load_taxonomy", "fixtures/taxonomy.json"], "; nothing was loaded."),
+    ],
+)
+def test_a_curators_command_on_a_database_not_migrated_says_to_migrate(command, nothing_done):
+    name = f"incidentlib_empty_{os.getpid()}"
+    with psycopg.connect(url_of_test_database(), autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    try:
+        url = urlsplit(url_of_test_database())._replace(path=f"/{name}").geturl()
+        env = dict(os.environ, DATABASE_URL=url, DEBUG="1")
+        done = subprocess.run(
+            [sys.executable, "manage.py", *command],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+    finally:
+        with psycopg.connect(url_of_test_database(), autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE {name}")
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("CommandError: the database has no library in it yet (relation")
+    assert line.endswith(f"run `manage.py migrate` first{nothing_done}")

@@ -4,18 +4,33 @@ in words, and, when they cannot do their work, one line each, never a traceback.
 from contextlib import contextmanager
 
 from django.core.management.base import CommandError
-from django.db import OperationalError
+from django.db import OperationalError, ProgrammingError
 
 
 @contextmanager
 def database_failure_said(consequence=""):
     """A database that fails (unreachable, restarted, out of space) ends the command with
-    its first line: `the database failed: connection refused; nothing was loaded.`"""
+    its first line: `the database failed: connection refused; nothing was loaded.`; one
+    without the library's tables (a new database) says to migrate it."""
     try:
         yield
     except OperationalError as error:
-        first_line = str(error).strip().splitlines()[0]
-        raise CommandError(f"the database failed: {first_line}{consequence}") from error
+        raise CommandError(f"the database failed: {_first_line(error)}{consequence}") from error
+    except ProgrammingError as error:
+        if getattr(error.__cause__, "sqlstate", None) != UNDEFINED_TABLE:
+            raise
+        raise CommandError(
+            f"the database has no library in it yet ({_first_line(error)}): run "
+            f"`manage.py migrate` first{consequence}"
+        ) from error
+
+
+# PostgreSQL's code for a table that does not exist.
+UNDEFINED_TABLE = "42P01"
+
+
+def _first_line(error):
+    return str(error).strip().splitlines()[0]
 
 
 def how_many(count, noun, plural=None):
