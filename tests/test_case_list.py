@@ -330,6 +330,7 @@ def test_a_value_that_is_none_of_a_parameters_reads_well_in_korean(client, libra
         "/stats/?year_from=2020&year_from=2021",
         "/api/cases/?reviewed=yes&reviewed=no",
         "/feed/?detected_after=under-15m&detected_after=unknown",
+        "/diagnose/?symptoms=errors&root_cause=config&root_cause=bug",
     ],
 )
 def test_a_parameter_of_one_value_given_twice_is_refused_by_name(client, library, url):

@@ -38,7 +38,7 @@ from django.utils.translation import gettext_lazy as _
 from cases import translations
 from cases.languages import content_language
 from cases.listing import search
-from cases.listing.selection import NOT_A_CHOICE
+from cases.listing.selection import NOT_A_CHOICE, OneValueEachForm
 from cases.models import Case, CaseTerm, Facet, RemediationStep
 
 # How much a chosen term of each facet counts, times its inverse document frequency.
@@ -55,7 +55,7 @@ SUMMARY_FACETS = (Facet.ROOT_CAUSE, Facet.FIX)
 SHOWN_TEXTS = ("title", "detection")
 
 
-class DiagnoseForm(forms.Form):
+class DiagnoseForm(OneValueEachForm):
     symptoms = forms.MultipleChoiceField(
         label=Facet.SYMPTOMS.label,
         required=False,

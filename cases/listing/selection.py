@@ -126,13 +126,16 @@ def _term_filter(facet):
 
 
 class OneValueEachForm(forms.Form):
-    """The form of the filters: a parameter of one value given twice (`reviewed=yes&
-    reviewed=no`) is refused, not read as its last value."""
+    """A form of the pages' parameters (the filters, /diagnose/): a parameter of one value
+    given twice (`reviewed=yes&reviewed=no`) is refused, not read as its last value."""
 
     def clean(self):
         cleaned = super().clean()
-        for name in self.fields:
-            if name not in MULTIPLE_PARAMS and len(self.data.getlist(name)) > 1:
+        for name, field in self.fields.items():
+            several = isinstance(field, forms.MultipleChoiceField) or isinstance(
+                field.widget, forms.MultipleHiddenInput
+            )
+            if not several and len(self.data.getlist(name)) > 1:
                 self.add_error(name, _("is given more than once: give one value"))
         return cleaned
 
