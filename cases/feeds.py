@@ -5,6 +5,7 @@ the date of the incident, which each entry states. `/feed/?components=shared-fil
 follows one tag; any parameter of /cases/ works, and a bad one gets a 400.
 """
 
+import re
 from urllib.parse import urlencode
 
 from django.contrib.syndication.views import Feed
@@ -23,6 +24,8 @@ from cases.listing.selection import CaseFilter
 from cases.models import REVIEWED, Case, Term
 
 FEED_ENTRIES = 50
+# Characters no XML 1.0 document may hold (its Char production).
+NOT_IN_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _language():
@@ -69,7 +72,9 @@ class CaseFeed(Feed):
         return params
 
     def title(self, selection):
-        return feed_title(selection_in_words(selection, language=_language()))
+        """The feed's title, naming its selection: the reader's words in it are freed of
+        what XML 1.0 cannot carry (a control character made the feed a 500)."""
+        return NOT_IN_XML.sub("", feed_title(selection_in_words(selection, language=_language())))
 
     def subtitle(self, selection):
         return _("Real incident cases, in English and Korean, newest review first.")

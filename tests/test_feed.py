@@ -230,3 +230,12 @@ def test_a_term_pages_feed_link_and_its_feed_have_one_title(client, library):
                 .text
             )
             assert html.unescape(link[1]) == title, (url, lang)
+
+
+@pytest.mark.parametrize("words", ["\x01abc", "a\x0bb", "\ufffe", "a\x1fb\ud7ff"])
+def test_a_search_xml_cannot_carry_gives_a_feed_that_parses(client, library, words):
+    """Its title names the search: a control character in it made the feed a 500, U+FFFE
+    an XML reader's error."""
+    response = client.get("/feed/", {"q": words})
+    assert response.status_code == 200
+    ET.fromstring(response.content)
