@@ -172,3 +172,16 @@ def test_a_printed_page_of_several_says_which_it_is(client, tmp_path, lang, expe
     assert expected in printed_selection(client.get(f"/cases/?page=2&lang={lang}").content.decode())
     one_page = printed_selection(client.get(f"/cases/?domain=ml&lang={lang}").content.decode())
     assert "Page" not in one_page and "쪽" not in one_page
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("listed")
+def test_a_term_pages_own_value_is_printed_apart_from_the_others_of_its_facet(client):
+    """/taxonomy/domain/web/?domain=ml lists the cases of both: not "Web or Ml"."""
+    html = client.get("/taxonomy/domain/web/?domain=ml&lang=en").content.decode()
+    assert "Filtered by: Domain: <span>Web</span>; Domain: <span>Ml</span>." in (
+        printed_selection(html)
+    )
+    head = html.split("</head>")[0]
+    assert 'title="incidentlib: reviewed cases. Filtered by: Domain: Web."' in head
+    assert 'href="/feed/?lang=en&amp;domain=web"' in head

@@ -377,25 +377,29 @@ class CaseListing:
         return [chip for chip in self.chips if chip.cases_without]
 
     def feed_title(self):
-        """The title of the feed of this page's selection (its filters and search)."""
-        return feed_title(self.printed_selection())
+        """The title of the feed of this page's selection, as the feed names it: the feed of a
+        term's or organisation's page is of its own value, not of the others of its
+        parameter (links.feed_url)."""
+        return feed_title(self.printed_selection(for_feed=True))
 
-    def printed_selection(self):
+    def printed_selection(self, for_feed=False):
         """What a printed list says it shows, since print hides the chips and the sort links:
-        the filters (each parameter's values together: alternatives), the search, and the
-        order and the page (of several) when there are cases. Made from the chips, the sort
-        links and the page: no query."""
+        the filters (each parameter's values together: alternatives; the page's own value
+        apart, since every case has it), the search, and the order and the page (of several)
+        when there are cases. Made from the chips, the sort links and the page: no query."""
         filters = {}
         search_text = None
+        own = self.chips[0] if self.fixed else None
         # In the order of the parameters, the page's own among them, as the feed of the
         # selection names it (selection_in_words).
         for chip in sorted(self.chips, key=lambda chip: CHIP_PARAMS.index(chip.param)):
             if chip.param == "q":
                 search_text = chip.value
+            elif for_feed and own is not None and chip.param == own.param and chip is not own:
+                continue
             else:
-                filters.setdefault(chip.param, SelectionGroup(chip.name, [])).values.append(
-                    chip.value
-                )
+                group = (chip.param, chip is own)
+                filters.setdefault(group, SelectionGroup(chip.name, [])).values.append(chip.value)
         sort = page = None
         if self.page is not None and self.page.paginator.count:
             sort = next((link["label"] for link in self.sort_links if link["current"]), None)
