@@ -2,6 +2,7 @@
 words breaking ties; each result's detection, root cause and remediation; root causes above."""
 
 import re
+from urllib.parse import urlencode
 
 import pytest
 
@@ -378,3 +379,15 @@ def test_a_printed_diagnosis_says_what_was_chosen(client, library, lang, said):
                         f"&q=%3Cb%3Edisk&lang={lang}")  # fmt: skip
     start = html.index('<p class="printed-selection">') + len('<p class="printed-selection">')
     assert " ".join(html[start : html.index("</p>", start)].split()) == said
+
+
+@pytest.mark.parametrize("words", ["%", "--", '"'])
+def test_words_of_no_letter_are_said_to_hold_none(client, library, words):
+    html = page(client, "/diagnose/?" + urlencode({"q": words, "lang": "en"}))
+    assert "holds no word to search for" in html
+
+
+def test_common_words_are_named_before_a_root_cause_is_blamed(client, library):
+    html = page(client, "/diagnose/?q=the&root_cause=config&lang=en")
+    assert "holds only words too common to search for" in html
+    assert "with the root cause or kind of fix chosen" not in html
