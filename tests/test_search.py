@@ -190,9 +190,11 @@ def test_a_search_of_only_common_words_says_so_in_the_readers_language(client, t
         assert "holds no word to search for" in html and "too common" not in html, marks
     korean = client.get("/cases/", {"q": "the", "lang": "ko"}).content.decode()
     assert "너무 흔해서 검색하지 않는 낱말만 있습니다" in korean
-    # A search that has a word, and finds nothing, says what it always said.
+    # A search that has a word, and finds nothing, says so: a search is not a filter.
     html = client.get("/cases/", {"q": "the certificate", "lang": "en"}).content.decode()
-    assert "No case matches all of these filters" in html and "too common" not in html
+    assert "No case matches this search." in html and "too common" not in html
+    korean = client.get("/cases/", {"q": "the certificate", "lang": "ko"}).content.decode()
+    assert "이 검색에 맞는 사례가 없습니다." in korean and "필터를 모두" not in korean
     assert found(client, "the disk") == ["S-1"]
 
 
