@@ -231,8 +231,11 @@ class OrganisationAdmin(LibraryAdmin):
         super().save_model(request, organisation, form, change)
         if change and "name" in form.changed_data:
             # Each of its cases reads differently now (its `org`): a copy kept in sync by
-            # ?updated_since= (the library's time of each change) must fetch them again.
-            Case.objects.filter(organisation=organisation).update(changed_at=timezone.now())
+            # ?updated_since= (the library's time of each change) must fetch them again, and
+            # "last change" names who made it (not the case's last editor, at this time).
+            Case.objects.filter(organisation=organisation).update(
+                changed_at=timezone.now(), changed_by=request.user.get_username()
+            )
 
 
 class TermLabelFilter(admin.SimpleListFilter):

@@ -72,6 +72,11 @@ def test_renaming_an_organisation_counts_as_a_change_of_its_cases(client, tmp_pa
     body = since(client, before).json()
     assert api_ids_of(body) == ["S-1"]
     assert body["results"][0]["org"] == "Example Organisation"
+    # Its "last change" is the renaming, by whoever renamed (an import wrote S-1 before).
+    from cases.models import Case
+
+    assert Case.objects.get(id="S-1").changed_by == "root"
+    assert Case.objects.get(id="S-2").changed_by is None
 
 
 @pytest.mark.django_db(transaction=True)
