@@ -927,7 +927,25 @@ class CaseAdmin(LibraryAdmin):
                 messages.ERROR,
             )
             return None
-        return list(queryset.select_related("organisation").order_by("id"))
+        cases = list(queryset.select_related("organisation").order_by("id"))
+        if request.POST.get("post"):
+            gone = sorted(
+                set(request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)) - {c.id for c in cases}
+            )
+            if gone:
+                self.message_user(
+                    request,
+                    ngettext(
+                        "%(ids)s is no longer in the library (deleted meanwhile): nothing was "
+                        "done to it.",
+                        "%(ids)s are no longer in the library (deleted meanwhile): nothing was "
+                        "done to them.",
+                        len(gone),
+                    )
+                    % {"ids": ", ".join(gone)},
+                    messages.ERROR,
+                )
+        return cases
 
     def confirmation(self, request, template, title, cases):
         """The page a bulk review action asks on, carrying the version of each case shown."""

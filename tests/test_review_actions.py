@@ -159,6 +159,15 @@ def test_bulk_approve_approves_the_selected_drafts_once_confirmed(client, drafts
     assert Case.objects.get(pk="T-3").is_draft
 
 
+def test_a_case_deleted_after_the_confirmation_is_named_not_left_out(client, drafts, reviewer):
+    logged_in(client, reviewer)
+    asked = ask_bulk_approval(client, "T-1", "T-2")
+    Case.objects.filter(pk="T-2").delete()
+    html = confirm_bulk_approval(client, asked).content.decode()
+    assert "1 case approved: T-1." in html
+    assert "T-2 is no longer in the library (deleted meanwhile): nothing was done to it." in html
+
+
 def test_bulk_approve_leaves_reviewed_cases_as_they_were_unless_ticked(client, drafts, reviewer):
     before = reviewed_by_someone_else("T-2")
     logged_in(client, reviewer)
