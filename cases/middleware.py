@@ -18,6 +18,10 @@ def chosen_language(value):
         return None
 
 
+# Where the admin is served (incidentlib/urls.py).
+ADMIN_PATH = "/admin/"
+
+
 class LanguageFromQueryMiddleware:
     """`?lang=en|ko` chooses the language and remembers it in the language cookie.
 
@@ -38,6 +42,11 @@ class LanguageFromQueryMiddleware:
         remember = chosen is not None and chosen != get_language_from_request(request)
         if chosen:
             request.COOKIES[settings.LANGUAGE_COOKIE_NAME] = chosen
+        if "lang" in request.GET and request.path.startswith(ADMIN_PATH):
+            # The admin's lists read every other parameter as a filter: `lang` would send
+            # the reviewer to an unfiltered list (?e=1). It has done its work here.
+            request.GET = request.GET.copy()
+            del request.GET["lang"]
         response = self.get_response(request)
         if remember:
             response.set_cookie(

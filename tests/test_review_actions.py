@@ -367,3 +367,13 @@ def test_a_bulk_approval_of_as_many_cases_as_the_limit_is_confirmed_in_one_post(
     assert response.status_code == 200
     assert f"{many_drafts} cases approved" in response.content.decode()
     assert not Case.objects.filter(reviewed_by__isnull=True).exists()
+
+
+def test_the_admins_list_in_another_language_keeps_its_filters(client, drafts, reviewer):
+    """`?lang=ko` on the list sent the reviewer to every case, unfiltered (`?e=1`)."""
+    logged_in(client, reviewer)
+    response = client.get(CHANGELIST, {"status": "draft", "q": "T-1", "lang": "ko"})
+    assert response.status_code == 200, response.get("Location")
+    html = response.content.decode()
+    assert '<html lang="ko"' in html
+    assert [case.pk for case in response.context["cl"].result_list] == ["T-1"]
