@@ -238,6 +238,8 @@ def source_cases(request):
     url = request.GET.get("url", "").strip()
     if not url:  # a form to give one: a page of its own, not an error
         return render(request, "cases/source_cases.html", {"url": ""})
+    scheme, colon, rest = url.partition(":")
+    url = scheme.lower() + colon + rest  # `HTTPS://` is `https://`
     try:
         # Sources are http(s) addresses; anything else (javascript:...) is never linked.
         validate_http_url(url)

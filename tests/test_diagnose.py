@@ -375,8 +375,8 @@ def test_a_stale_korean_text_is_noted_as_on_the_case_page(client, tmp_path):
 )  # fmt: skip
 def test_a_printed_diagnosis_says_what_was_chosen(client, library, lang, said):
     """Print hides the form: the page says the choice in words in its place."""
-    html = page(client, f"/diagnose/?symptoms=common&symptoms=rare-x&fix=roll-back"
-                        f"&q=%3Cb%3Edisk&lang={lang}")  # fmt: skip
+    html = page(client, f"/diagnose/?symptoms=common&symptoms=rare-x&symptoms=common"
+                        f"&fix=roll-back&q=%3Cb%3Edisk&lang={lang}")  # fmt: skip
     start = html.index('<p class="printed-selection">') + len('<p class="printed-selection">')
     assert " ".join(html[start : html.index("</p>", start)].split()) == said
 

@@ -150,6 +150,7 @@ def test_words_are_searched_as_typed_on_any_keyboard(client, tmp_path):
     # A no-break space (macOS's Option-Space) between words is a space: two words, not one.
     assert found(client, "lost\u00a0metadata") == ["T-2"] == found(client, "lost metadata")
     assert found(client, "잃었다\u202f메타데이터") == ["T-2"]
+    assert found(client, "lost\u2028metadata") == ["T-2"] == found(client, "lost\u0085metadata")
     html = client.get("/cases/", {"q": "ＮＦＳ\u3000metadata"}).content.decode()
     assert "NFS metadata" in html  # the chip says what was searched for
     diagnosed = client.get("/diagnose/", {"q": "ＮＦＳ"}).content.decode()
@@ -184,7 +185,7 @@ def test_a_search_of_only_common_words_says_so_in_the_readers_language(client, t
         assert listed_ids(html) == []
         assert "holds only words too common to search for" in html, words
         assert "No case matches all of these filters" not in html
-    for marks in ("?!", "%", "--", '"', "*"):  # no word at all, common or not
+    for marks in ("?!", "%", "--", '"', "*", "_", "__"):  # no word at all, common or not
         html = client.get("/cases/", {"q": marks}).content.decode()
         assert listed_ids(html) == []
         assert "holds no word to search for" in html and "too common" not in html, marks

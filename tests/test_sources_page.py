@@ -1,6 +1,7 @@
 """/sources/?url=...: every case citing one source; a case page links there for shared sources."""
 
 import pytest
+from django.utils.html import escape
 
 from .library import plain_case, store
 
@@ -76,7 +77,8 @@ def test_an_address_that_is_not_http_is_never_linked_and_gets_a_400(client, libr
     assert "is not the address of a source." in problem
     assert "Enter an http:// or https:// address without spaces." in problem
     assert f'href="{url}' not in html and 'href="javascript:' not in html.lower()
-    assert 'name="url"' in html  # the form to give another address
+    assert 'name="url"' in html  # the form to give another address, the refused one in it
+    assert f'value="{escape(url)}"'.lower() in html.lower()  # its scheme in small letters
 
 
 def test_the_problem_with_an_address_is_said_in_korean(client, library):
@@ -92,6 +94,7 @@ def test_the_problem_with_an_address_is_said_in_korean(client, library):
     [
         "https://example.com/only-one/",
         "https://Example.COM/only-one",
+        "HTTPS://example.com/only-one",
         "https://EXAMPLE.com/only-one/",
     ],
 )

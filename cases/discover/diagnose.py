@@ -340,7 +340,7 @@ class Diagnosis:
         """What was chosen, as a printout says it (print hides the form): [(facet label,
         [terms])] of the form's facets and the narrowing root cause and kind of fix."""
         chosen = [
-            (facet.label, [term for term in self.chosen if term.facet == facet])
+            (facet.label, list(dict.fromkeys(t for t in self.chosen if t.facet == facet)))
             for facet in FORM_FACETS
         ]
         chosen += [(facet.label, [self.chosen_in(facet)]) for facet in SUMMARY_FACETS]

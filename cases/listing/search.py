@@ -44,7 +44,19 @@ RANK_ALL = 1000
 # Korean or macOS keyboard types “메타데이터 서비스”).
 AS_TYPED = str.maketrans(
     {chr(code): chr(code - 0xFEE0) for code in range(0xFF01, 0xFF5F)}
-    | dict.fromkeys(["\u3000", "\u00a0", "\u202f", "\u205f", *map(chr, range(0x2000, 0x200B))], " ")
+    | dict.fromkeys(
+        [
+            "\u3000",
+            "\u00a0",
+            "\u202f",
+            "\u205f",
+            "\u2028",
+            "\u2029",
+            "\u0085",
+            *map(chr, range(0x2000, 0x200B)),
+        ],
+        " ",
+    )
     | dict.fromkeys("“”„‟«»", '"')
 )
 
@@ -173,7 +185,7 @@ def unsearchable(text):
     a letter or digit in it: `%`, `--`), "common" (only words too common to be in any search
     vector: `the`, `and`). A page that found nothing says so (one small query, made only
     then, for text with letters)."""
-    if not re.search(r"\w", text):
+    if not re.search(r"[^\W_]", text):  # no letter or digit (`_` is not one)
         return "punctuation"
     sql, params = _tsquery_sql(web_search_parts(text))
     with connection.cursor() as cursor:

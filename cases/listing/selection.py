@@ -136,7 +136,7 @@ class OneValueEachForm(forms.Form):
                 field.widget, forms.MultipleHiddenInput
             )
             if not several and len(self.data.getlist(name)) > 1:
-                self.add_error(name, _("is given more than once: give one value"))
+                self.add_error(name, _("is given more than once: give one value."))
         return cleaned
 
 
