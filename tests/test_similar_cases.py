@@ -72,8 +72,9 @@ def test_the_order_is_stable(library):
 def test_a_case_sharing_nothing_informative_has_no_similar_cases(client, library):
     html = client.get("/cases/X-1").content.decode()
     assert 'id="similar"' in html  # it still links to cases with the same symptoms
-    ids, _ = shown_similar(html)
+    ids, section = shown_similar(html)
     assert ids == []
+    assert "No other case shares enough with this one to be shown as similar." in section
     assert 'href="/diagnose/?symptoms=other"' in html
 
 
