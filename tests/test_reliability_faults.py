@@ -137,7 +137,8 @@ def test_after_the_database_drops_a_connection_the_next_request_gets_no_error(tm
     assert client.get("/cases/?severity=high").status_code == 200
 
 
-@pytest.mark.parametrize(
+# The curators' three commands, and what each says it left undone.
+CURATORS_COMMANDS = pytest.mark.parametrize(
     ("command", "nothing_done"),
     [
         (["import_cases", "fixtures/cases"], "; nothing was imported."),
@@ -145,43 +146,38 @@ def test_after_the_database_drops_a_connection_the_next_request_gets_no_error(tm
         (["load_taxonomy", "fixtures/taxonomy.json"], "; nothing was loaded."),
     ],
 )
-def test_a_curators_command_with_the_database_away_says_so_in_one_line(command, nothing_done):
-    env = dict(os.environ, DATABASE_URL="postgres://postgres@127.0.0.1:1/library", DEBUG="1")
+
+
+def curators_command(command, database_url):
+    """The command as a curator runs it, on that database: (exit status, its one line)."""
+    env = dict(os.environ, DATABASE_URL=database_url, DEBUG="1")
     done = subprocess.run(
         [sys.executable, "manage.py", *command], cwd=ROOT, env=env, capture_output=True, text=True
     )
-    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
     (line,) = done.stderr.splitlines()
+    return done.returncode, line
+
+
+@CURATORS_COMMANDS
+def test_a_curators_command_with_the_database_away_says_so_in_one_line(command, nothing_done):
+    status, line = curators_command(command, "postgres://postgres@127.0.0.1:1/library")
+    assert status == 1
     assert line.startswith("CommandError: the database failed: connection")
     assert line.endswith(nothing_done or "")
 
 
-@pytest.mark.parametrize(
-    ("command", "nothing_done"),
-    [
-        (["import_cases", "fixtures/cases"], "; nothing was imported."),
-        (["export_cases"], ""),
-        (["load_taxonomy", "fixtures/taxonomy.json"], "; nothing was loaded."),
-    ],
-)
+@CURATORS_COMMANDS
 def test_a_curators_command_on_a_database_not_migrated_says_to_migrate(command, nothing_done):
     name = f"incidentlib_empty_{os.getpid()}"
     with psycopg.connect(url_of_test_database(), autocommit=True) as admin:
         admin.execute(f"CREATE DATABASE {name}")
     try:
         url = urlsplit(url_of_test_database())._replace(path=f"/{name}").geturl()
-        env = dict(os.environ, DATABASE_URL=url, DEBUG="1")
-        done = subprocess.run(
-            [sys.executable, "manage.py", *command],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-        )
+        status, line = curators_command(command, url)
     finally:
         with psycopg.connect(url_of_test_database(), autocommit=True) as admin:
             admin.execute(f"DROP DATABASE {name}")
-    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
-    (line,) = done.stderr.splitlines()
+    assert status == 1
     assert line.startswith("CommandError: the database has no library in it yet (relation")
     assert line.endswith(f"run `manage.py migrate` first{nothing_done}")
