@@ -345,6 +345,12 @@ def test_a_parameter_of_one_value_given_twice_is_refused_by_name(client, library
     assert client.get("/cases/?severity=high&severity=low").status_code == 200
 
 
+def test_the_search_box_of_an_error_page_leaves_the_refused_parameter_out(client, library):
+    html = client.get("/cases/?reviewed=yes&reviewed=no&severity=high&lang=en").content.decode()
+    form = html.split('class="search-form"')[1].split("</form>")[0]
+    assert 'name="severity" value="high"' in form and 'name="reviewed"' not in form
+
+
 @pytest.mark.parametrize("page", ["x", "0", "-1"])
 @pytest.mark.parametrize("url", ["/cases/", "/diagnose/", "/taxonomy/components/dns/"])
 def test_a_malformed_page_number_is_a_400_naming_it_as_everywhere(client, library, url, page):

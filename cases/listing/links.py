@@ -89,10 +89,6 @@ class ListingLinks:
         ]
 
     @property
-    def search_hidden_inputs(self):
-        return self.hidden_inputs(leave_out=("q",))
-
-    @property
     def year_hidden_inputs(self):
         return self.hidden_inputs(leave_out=("year_from", "year_to"))
 

@@ -364,6 +364,12 @@ class CaseListing:
         return chips
 
     @property
+    def search_hidden_inputs(self):
+        """The selection the search box keeps, but for a parameter refused (an error page's
+        box would give the same error again)."""
+        return self.links.hidden_inputs(leave_out=("q", *(self.errors or ())))
+
+    @property
     def filter_count(self):
         """How many values the filters have chosen (the search is not a filter)."""
         return sum(chip.param != "q" for chip in self.chips)
