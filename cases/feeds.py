@@ -46,6 +46,12 @@ class CaseFeed(Feed):
                 f"{name}: {' '.join(messages)}" for name, messages in selection.errors.items()
             )
             return HttpResponseBadRequest(f"{problems}\n", content_type="text/plain; charset=utf-8")
+        if selection.form.cleaned_data.get("reviewed") == "no":
+            # It would be an empty feed titled "reviewed cases ... Review: draft".
+            return HttpResponseBadRequest(
+                "reviewed: the feed holds reviewed cases only; drafts have none\n",
+                content_type="text/plain; charset=utf-8",
+            )
         request.case_selection = selection
         return super().__call__(request, *args, **kwargs)
 

@@ -239,3 +239,16 @@ def test_a_search_xml_cannot_carry_gives_a_feed_that_parses(client, library, wor
     response = client.get("/feed/", {"q": words})
     assert response.status_code == 200
     ET.fromstring(response.content)
+
+
+def test_a_feed_of_drafts_is_refused_saying_why(client, library):
+    """It was always empty, titled "reviewed cases ... Review: draft"."""
+    response = client.get("/feed/?reviewed=no")
+    assert response.status_code == 400
+    assert (
+        response.content.decode()
+        == "reviewed: the feed holds reviewed cases only; drafts have none\n"
+    )
+    assert client.get("/feed/?reviewed=yes").status_code == 200
+    drafts = client.get("/cases/?reviewed=no").content.decode()
+    assert "/feed/" not in drafts.split("</head>")[1] and "atom+xml" not in drafts

@@ -382,6 +382,11 @@ class CaseListing:
         """
         return [chip for chip in self.chips if chip.cases_without]
 
+    @property
+    def has_feed(self):
+        """Whether the selection has a feed: the feed holds reviewed cases, not drafts."""
+        return self.query.selection.get("reviewed") != "no"
+
     def feed_title(self):
         """The title of the feed of this page's selection, as the feed names it: the feed of a
         term's or organisation's page is of its own value, not of the others of its
