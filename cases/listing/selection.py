@@ -131,6 +131,8 @@ class OneValueEachForm(forms.Form):
 
     def clean(self):
         cleaned = super().clean()
+        if not hasattr(self.data, "getlist"):  # a plain dict holds one value a name
+            return cleaned
         for name, field in self.fields.items():
             several = isinstance(field, forms.MultipleChoiceField) or isinstance(
                 field.widget, forms.MultipleHiddenInput
