@@ -16,11 +16,12 @@ from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
+from django.utils.xmlutils import SimplerXMLGenerator
 
 from cases.languages import content_language
 from cases.listing.links import url_with
 from cases.listing.page import feed_title, selection_in_words
-from cases.listing.selection import CaseFilter
+from cases.listing.selection import CaseFilter, has_feed
 from cases.models import REVIEWED, Case, Term
 
 FEED_ENTRIES = 50
@@ -28,12 +29,33 @@ FEED_ENTRIES = 50
 NOT_IN_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
+class _XmlSafeGenerator(SimplerXMLGenerator):
+    """Leaves out of each text what XML 1.0 cannot carry, where Django's generator refuses
+    the whole feed (a 500)."""
+
+    def characters(self, content):
+        super().characters(NOT_IN_XML.sub("", content) if content else content)
+
+
+class XmlSafeAtom1Feed(Atom1Feed):
+    """Atom whose texts never stop it: the reader's search, in the title, and a case's own
+    texts, which the exchange format lets hold a control character."""
+
+    def write(self, outfile, encoding):  # Atom1Feed.write, with the generator above
+        handler = _XmlSafeGenerator(outfile, encoding, short_empty_elements=True)
+        handler.startDocument()
+        handler.startElement("feed", self.root_attributes())
+        self.add_root_elements(handler)
+        self.write_items(handler)
+        handler.endElement("feed")
+
+
 def _language():
     return content_language(get_language())
 
 
 class CaseFeed(Feed):
-    feed_type = Atom1Feed
+    feed_type = XmlSafeAtom1Feed
 
     def __call__(self, request, *args, **kwargs):
         selection = CaseFilter(
@@ -46,7 +68,7 @@ class CaseFeed(Feed):
                 f"{name}: {' '.join(messages)}" for name, messages in selection.errors.items()
             )
             return HttpResponseBadRequest(f"{problems}\n", content_type="text/plain; charset=utf-8")
-        if selection.form.cleaned_data.get("reviewed") == "no":
+        if not has_feed(selection.selection()):
             # It would be an empty feed titled "reviewed cases ... Review: draft".
             return HttpResponseBadRequest(
                 "reviewed: the feed holds reviewed cases only; drafts have none\n",
@@ -78,9 +100,7 @@ class CaseFeed(Feed):
         return params
 
     def title(self, selection):
-        """The feed's title, naming its selection: the reader's words in it are freed of
-        what XML 1.0 cannot carry (a control character made the feed a 500)."""
-        return NOT_IN_XML.sub("", feed_title(selection_in_words(selection, language=_language())))
+        return feed_title(selection_in_words(selection, language=_language()))
 
     def subtitle(self, selection):
         return _("Real incident cases, in English and Korean, newest review first.")

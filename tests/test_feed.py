@@ -252,3 +252,21 @@ def test_a_feed_of_drafts_is_refused_saying_why(client, library):
     assert client.get("/feed/?reviewed=yes").status_code == 200
     drafts = client.get("/cases/?reviewed=no").content.decode()
     assert "/feed/" not in drafts.split("</head>")[1] and "atom+xml" not in drafts
+
+
+def test_a_case_text_xml_cannot_carry_gives_a_feed_that_parses(client, tmp_path):
+    """The exchange format lets a case's text hold a control character: the feed leaves it
+    out rather than refuse the whole feed."""
+    store(
+        tmp_path,
+        plain_case(
+            "X-1",
+            review=reviewed("2026-03-01T00:00:00Z"),
+            title={"en": "A bell\x07 rang", "ko": None},
+            summary={"en": "Form\x0cfeed.", "ko": None},
+        ),
+    )
+    response = client.get("/feed/")
+    assert response.status_code == 200
+    entry = ET.fromstring(response.content).find(f"{ATOM}entry")
+    assert entry.find(f"{ATOM}title").text == "X-1: A bell rang"
