@@ -2,6 +2,7 @@ from urllib.parse import parse_qsl
 
 from django.conf import settings
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from django.utils.translation import get_language_from_request, get_supported_language_variant
 from django.utils.translation import gettext as _
@@ -16,10 +17,6 @@ def chosen_language(value):
         return get_supported_language_variant(value.strip().lower().replace("_", "-"))
     except LookupError:
         return None
-
-
-# Where the admin is served (incidentlib/urls.py).
-ADMIN_PATH = "/admin/"
 
 
 class LanguageFromQueryMiddleware:
@@ -42,7 +39,7 @@ class LanguageFromQueryMiddleware:
         remember = chosen is not None and chosen != get_language_from_request(request)
         if chosen:
             request.COOKIES[settings.LANGUAGE_COOKIE_NAME] = chosen
-        if "lang" in request.GET and request.path.startswith(ADMIN_PATH):
+        if "lang" in request.GET and request.path.startswith(reverse("admin:index")):
             # The admin's lists read every other parameter as a filter: `lang` would send
             # the reviewer to an unfiltered list (?e=1). It has done its work here.
             request.GET = request.GET.copy()

@@ -251,13 +251,9 @@ def test_the_app_servers_of_compose_start_with_every_variable_it_leaves_empty():
     assert result.returncode == 0, result.stderr + result.stdout
 
 
-@pytest.mark.django_db
-@pytest.mark.parametrize("log_format", ["json", "text"])
-def test_request_lines_keep_their_id_after_a_hup(tmp_path, log_format):
-    """gunicorn configures logging again at a HUP (gunicorn.conf.py): the app's lines still
-    carry the request id that nginx's line carries."""
-    port = free_port()
-    log = tmp_path / "gunicorn.log"
+def one_worker_env(port, **changes):
+    """The environment of one gunicorn worker on the test database at `port`, over plain
+    HTTP, without metrics or a static manifest."""
     env = production_env(
         DATABASE_URL=url_of_test_database(),
         GUNICORN_BIND=f"127.0.0.1:{port}",
@@ -265,9 +261,20 @@ def test_request_lines_keep_their_id_after_a_hup(tmp_path, log_format):
         WEB_CONCURRENCY="1",
         SECURE_SSL_REDIRECT="0",
         STATIC_MANIFEST="0",
-        LOG_FORMAT=log_format,
+        **changes,
     )
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    return env
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("log_format", ["json", "text"])
+def test_request_lines_keep_their_id_after_a_hup(tmp_path, log_format):
+    """gunicorn configures logging again at a HUP (gunicorn.conf.py): the app's lines still
+    carry the request id that nginx's line carries."""
+    port = free_port()
+    log = tmp_path / "gunicorn.log"
+    env = one_worker_env(port, LOG_FORMAT=log_format)
 
     def ask(request_id):
         request = urllib.request.Request(
@@ -305,17 +312,7 @@ def test_gunicorn_opens_no_control_socket(tmp_path):
     """gunicorn puts every server's control socket at one path: app servers on one host
     would take each other's (gunicorn.conf.py turns it off)."""
     log = tmp_path / "gunicorn.log"
-    env = production_env(
-        DATABASE_URL=url_of_test_database(),
-        GUNICORN_BIND=f"127.0.0.1:{free_port()}",
-        METRICS_ADDRESS="off",
-        WEB_CONCURRENCY="1",
-        SECURE_SSL_REDIRECT="0",
-        STATIC_MANIFEST="0",
-        HOME=str(tmp_path),
-        XDG_RUNTIME_DIR=str(tmp_path),
-    )
-    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    env = one_worker_env(free_port(), HOME=str(tmp_path), XDG_RUNTIME_DIR=str(tmp_path))
     server = started_gunicorn(env, log)
     server.send_signal(signal.SIGTERM)
     server.wait(timeout=30)

@@ -343,8 +343,10 @@ class Diagnosis:
             (facet.label, list(dict.fromkeys(t for t in self.chosen if t.facet == facet)))
             for facet in FORM_FACETS
         ]
-        chosen += [(facet.label, [self.chosen_in(facet)]) for facet in SUMMARY_FACETS]
-        return [(label, terms) for label, terms in chosen if terms and terms[0]]
+        chosen += [
+            (facet.label, [term]) for facet in SUMMARY_FACETS if (term := self.chosen_in(facet))
+        ]
+        return [(label, terms) for label, terms in chosen if terms]
 
     @cached_property
     def words_unsearchable(self):

@@ -29,6 +29,7 @@ from cases.listing.selection import (
     REVIEW_STATES,
     TERM_PARAMS,
     CaseFilter,
+    has_feed,
 )
 from cases.models import Term
 
@@ -384,8 +385,7 @@ class CaseListing:
 
     @property
     def has_feed(self):
-        """Whether the selection has a feed: the feed holds reviewed cases, not drafts."""
-        return self.query.selection.get("reviewed") != "no"
+        return has_feed(self.query.selection)
 
     def feed_title(self):
         """The title of the feed of this page's selection, as the feed names it: the feed of a

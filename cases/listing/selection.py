@@ -125,14 +125,18 @@ def _term_filter(facet):
     )
 
 
+def has_feed(selection):
+    """Whether a selection (CaseFilter.selection()) has a feed: the feed holds reviewed
+    cases, so `reviewed=no` has none."""
+    return selection.get("reviewed") != "no"
+
+
 class OneValueEachForm(forms.Form):
     """A form of the pages' parameters (the filters, /diagnose/): a parameter of one value
     given twice (`reviewed=yes&reviewed=no`) is refused, not read as its last value."""
 
     def clean(self):
         cleaned = super().clean()
-        if not hasattr(self.data, "getlist"):  # a plain dict holds one value a name
-            return cleaned
         for name, field in self.fields.items():
             several = isinstance(field, forms.MultipleChoiceField) or isinstance(
                 field.widget, forms.MultipleHiddenInput
