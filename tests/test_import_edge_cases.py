@@ -100,6 +100,34 @@ def test_values_the_database_cannot_keep_are_refused_by_name(tmp_path, library, 
     assert library_state() == library
 
 
+@pytest.mark.parametrize(
+    "updated_at",
+    ["2026-01-01T00:00:00+16:00", "2026-01-01T00:00:00-15:30", "2026-01-01T00:00:00+14:01"],
+)
+@pytest.mark.parametrize("dry_run", [False, True], ids=["import", "dry-run"])
+def test_an_offset_beyond_fourteen_hours_is_refused_by_name(tmp_path, library, updated_at, dry_run):
+    """PostgreSQL refuses offsets beyond ±15:59 (a traceback, in the dry run too); places use
+    -12:00 to +14:00."""
+    path = write_raw(
+        tmp_path / "a.json", json.dumps(make_case("A-1", updated_at=updated_at), indent=None)
+    )
+    err = refused(path, dry_run=dry_run)
+    assert (
+        f"{path}:1: A-1: updated_at: {updated_at!r} is not a valid date-time (like "
+        f"2026-11-09T11:55:50Z): its offset from UTC, {updated_at[-6:]}, is beyond ±14:00"
+    ) in err
+    assert "Traceback" not in err
+    assert library_state() == library
+
+
+def test_offsets_of_fourteen_hours_are_places_and_accepted(tmp_path, library):
+    import_cases(
+        write_json(tmp_path / "a.json", make_case("A-1", updated_at="2026-01-01T00:00:00+14:00")),
+        write_json(tmp_path / "b.json", make_case("A-2", updated_at="2026-01-01T00:00:00-12:00")),
+    )
+    assert Case.objects.filter(id__in=["A-1", "A-2"]).count() == 2
+
+
 def test_an_unpaired_surrogate_is_refused_by_name(tmp_path, library):
     text = json.dumps(make_case("A-1")).replace('"Training', '"\\ud800Training', 1)
     path = write_raw(tmp_path / "a.json", text)
@@ -344,6 +372,8 @@ TRICKY_STRINGS = [
     "2026-11-09T11:55:50.1234567Z",
     "0001-01-01T00:30:00+01:00",
     "9999-12-31T23:59:59-01:00",
+    "2026-01-01T00:00:00+16:00",
+    "2026-01-01T00:00:00-14:01",
     "",
     "x" * 65,
 ]

@@ -24,6 +24,9 @@ RFC3339 = re.compile(
     r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([Zz]|[+-]\d{2}:\d{2})", re.ASCII
 )
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+# The offsets from UTC that places use (UTC-12:00 to UTC+14:00, with margin on the west):
+# RFC 3339's syntax allows up to ±23:59, which PostgreSQL refuses beyond ±15:59.
+MAX_OFFSET = datetime.timedelta(hours=14)
 DURATION_MAX_LENGTH = 32  # the width of the timeline columns
 
 format_checker = FormatChecker(formats=())
@@ -45,9 +48,21 @@ def is_date_time(value):
         return True
     if not RFC3339.fullmatch(value):
         return False
-    instant = datetime.datetime.fromisoformat(value.upper()).astimezone(datetime.UTC)
+    moment = datetime.datetime.fromisoformat(value.upper())
+    if abs(moment.utcoffset()) > MAX_OFFSET:
+        return False
+    instant = moment.astimezone(datetime.UTC)
     # The database stores years 1 to 9999 (in UTC); "0001-01-01T00:30+01:00" is not one.
     return instant.year >= 1
+
+
+def _beyond_offsets(value):
+    """Why a date-time of the right shape is refused, when it is its offset from UTC."""
+    shape = RFC3339.fullmatch(value) if isinstance(value, str) else None
+    if shape and (offset := shape[2]).upper() != "Z":
+        if abs(datetime.timedelta(hours=int(offset[1:3]), minutes=int(offset[4:]))) > MAX_OFFSET:
+            return f": its offset from UTC, {offset}, is beyond ±14:00"
+    return ""
 
 
 @cache
@@ -209,6 +224,7 @@ def describe(error):
         expected = "YYYY-MM-DD" if error.validator_value == "date" else "like 2026-11-09T11:55:50Z"
         return field_path(path), (
             f"{_shown(value)} is not a valid {error.validator_value} ({expected})"
+            + _beyond_offsets(value)
         )
     if kind == "enum":
         choices = ", ".join(map(str, error.validator_value))
