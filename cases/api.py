@@ -32,7 +32,6 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
-from django_filters.fields import IsoDateTimeField
 
 from cases.caching import conditional, mark_uncached, public_page
 from cases.exchange.export import (
@@ -47,6 +46,7 @@ from cases.listing.counts import library_counts
 from cases.listing.links import url_with
 from cases.listing.selection import CaseFilter
 from cases.models import Case, DeletedCase, Facet, Term
+from cases.moments import MomentField
 
 MAX_PER_PAGE = 100
 BEYOND_EVERY_PAGE = 10**18
@@ -214,7 +214,7 @@ def deleted_cases(request):
     page_number, per_page, bad = _paging_problems(request)
     since = None
     try:
-        since = IsoDateTimeField(required=False).clean(request.GET.get("since"))
+        since = MomentField(required=False).clean(request.GET.get("since"))
     except ValidationError as error:
         bad["since"] = list(error.messages)
     if bad:

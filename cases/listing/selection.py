@@ -7,8 +7,9 @@ parameters through `CaseFilter`:
   slugs of that facet, repeated for several (a case having any of them; `fix`, a kind of fix,
   is had by a case one of whose remediation steps is of that kind);
 - `org`: slugs of organisations with a public case, likewise; `reviewed`: `yes` or `no`;
-- `year_from`, `year_to`: the case's year, inclusive; `updated_since`: an ISO 8601 time, the
-  cases the library changed since (`changed_at`, the server's time of each write);
+- `year_from`, `year_to`: the case's year, inclusive; `updated_since`: an ISO 8601 time
+  (within the range of cases/moments.py), the cases the library changed since (`changed_at`,
+  the server's time of each write);
 - `detected_after`, `resolved_after`: a bucket of the time to detect or to resolve
   (`1h-4h`, `over-1w`, `unknown`: cases/durations.py), the buckets of /stats/'s charts;
 - `q`: words to search for (cases/listing/search.py); `sort`: `relevance`, `date` or `updated`,
@@ -29,6 +30,7 @@ from django.utils.translation import gettext_lazy as _
 
 from cases.durations import BUCKET_CHOICES, bucket_condition
 from cases.models import REVIEWED, Case, Facet, Organisation, Term, validate_slug
+from cases.moments import MomentFilter
 
 from . import search
 
@@ -161,7 +163,7 @@ class CaseFilter(django_filters.FilterSet):
     )
     year_from = YearFilter(label=_("From year"), min_value=1, max_value=9999)
     year_to = YearFilter(label=_("To year"), min_value=1, max_value=9999)
-    updated_since = django_filters.IsoDateTimeFilter(label=_("Updated since"))
+    updated_since = MomentFilter(label=_("Updated since"))
     detected_after = django_filters.ChoiceFilter(
         label=_("Time to detect"), choices=BUCKET_CHOICES, error_messages=NOT_A_CHOICE
     )
