@@ -586,5 +586,36 @@ def test_a_case_kept_when_checked_but_deleted_before_the_writing_refuses_the_run
     Case.objects.filter(id="IL-0137").delete()
     with pytest.raises(importer._Refused) as refusal:
         run.write()
-    assert "IL-0137 left the library while the run was checked" in str(refusal.value.problem)
+    assert "IL-0137 left the library while the run was checked" in str(refusal.value.problems[0])
     assert not Case.objects.filter(id__in=["IL-0137", "A-1"]).exists()
+
+
+def _distinct_korean_words(characters, seed, length=31):
+    """Text of distinct Korean words of `length` syllables: each word's endings are indexed
+    too (in a text of at most 20,000 characters), so that the search index grows fast."""
+    import random
+
+    rnd = random.Random(seed)
+    count = characters // (length + 1)
+    return " ".join(
+        "".join(chr(rnd.randrange(0xAC00, 0xD7A4)) for _ in range(length)) for _ in range(count)
+    )
+
+
+@pytest.mark.parametrize("dry_run", [False, True], ids=["import", "dry-run"])
+def test_a_case_whose_search_index_passes_postgresqls_limit_is_refused_by_name(
+    tmp_path, library, dry_run
+):
+    """A tsvector holds at most 1 MB: the database refused the case with a traceback."""
+    big = make_case("A-2")
+    big["summary"]["ko"] = _distinct_korean_words(20_000, 1)
+    big["trigger"]["ko"] = _distinct_korean_words(20_000, 2)
+    path = write_json(tmp_path / "a.json", [make_case("A-1"), big])
+    err = refused(path, dry_run=dry_run)
+    line = path.read_text().splitlines().index("  {", 2) + 1
+    assert (
+        f"{path}:{line}: A-2: its search index would be larger than PostgreSQL can hold "
+        "(string is too long for tsvector ("
+    ) in err
+    assert "A-1" not in err and "Traceback" not in err
+    assert library_state() == library

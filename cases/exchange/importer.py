@@ -180,10 +180,10 @@ def _lock_imports():
 
 
 class _Refused(Exception):
-    """Ends the write transaction with a problem (it is rolled back)."""
+    """Ends the write transaction with problems (it is rolled back)."""
 
-    def __init__(self, problem):
-        self.problem = problem
+    def __init__(self, *problems):
+        self.problems = problems
 
 
 class CaseImport:
@@ -235,7 +235,7 @@ class CaseImport:
         try:
             self.write(dry_run=dry_run)
         except _Refused as refusal:
-            self.result.problems.append(refusal.problem)
+            self.result.problems.extend(refusal.problems)
         except DatabaseError as error:
             # The checks should leave nothing for the database to refuse; if it does,
             # the transaction is rolled back and the curator still gets a message.
@@ -804,6 +804,26 @@ class _Writer:
             # and term ids from them, once (their foreign keys are checked at commit).
             self.copy_lists(created + updated)
             derived = derived.result()
+            writing = {data["id"] for data in created + updated}
+            if too_large := [
+                facts
+                for facts, _data in batch
+                if facts.case_id in writing and isinstance(derived[facts.case_id], vectors.TooLarge)
+            ]:
+                raise _Refused(
+                    *(
+                        Problem(
+                            facts.file,
+                            "its search index would be larger than PostgreSQL can hold "
+                            f"({derived[facts.case_id].reason}): shorten its texts (a "
+                            "Korean text of at most 20,000 characters indexes each word's "
+                            "endings too, which take most of it)",
+                            line=facts.line,
+                            case_id=facts.case_id,
+                        )
+                        for facts in too_large
+                    )
+                )
             if created:
                 self.insert_cases(created, derived)
             if updated:

@@ -28,6 +28,7 @@ import psycopg
 from django.db import DEFAULT_DB_ALIAS, connections
 from psycopg import postgres
 from psycopg.adapt import Dumper
+from psycopg.errors import ProgramLimitExceeded
 from psycopg.pq import Format
 
 from cases.exchange.connection_thread import ConnectionThread
@@ -82,6 +83,15 @@ def case_texts(data, language):
         _joined(data[name][language] for name in body),
         _steps(data, language),
     )
+
+
+class TooLarge:
+    """In place of a case's vectors: a vector PostgreSQL cannot hold (a tsvector's lexemes and
+    positions take at most 1 MB), with the database's words for it. The import refuses the
+    case by name: a vector cut to the limit would leave words of it unfound, unsaid."""
+
+    def __init__(self, error):
+        self.reason = str(error).strip().split("\n", 1)[0]
 
 
 class Vector(bytes):
@@ -166,6 +176,16 @@ class _Worker:
         self.thread.close()
 
     def derive(self, cases):
+        """{case id: (title vector, search vector), or TooLarge}; a batch that the database
+        refuses for a vector too large is derived again case by case, to find which."""
+        try:
+            return self._derive(cases)
+        except ProgramLimitExceeded as error:
+            if len(cases) == 1:
+                return {cases[0]["id"]: TooLarge(error)}
+            return {case_id: v for data in cases for case_id, v in self.derive([data]).items()}
+
+    def _derive(self, cases):
         if self.korean is None:
             self.korean = KoreanVectors(
                 connections[DEFAULT_DB_ALIAS].cursor(), limit=KNOWN_LIMIT // Ahead.WORKERS
