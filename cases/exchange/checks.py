@@ -17,6 +17,7 @@ from jsonschema.exceptions import ValidationError
 from cases.exchange.files import field_path
 from cases.exchange.format import BILINGUAL_FIELDS
 from cases.models import OWN_RECURRENCE, RELATED_TO_ITSELF, SEVERITIES, Facet
+from cases.moments import WIDEST_OFFSET
 from cases.patterns import NOT_BLANK_PATTERN, case_schema, whole
 
 # Fractions beyond microseconds would be cut on storing, changing the instant: refused.
@@ -24,9 +25,9 @@ RFC3339 = re.compile(
     r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([Zz]|[+-]\d{2}:\d{2})", re.ASCII
 )
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
-# The offsets from UTC that places use (UTC-12:00 to UTC+14:00, with margin on the west):
-# RFC 3339's syntax allows up to ±23:59, which PostgreSQL refuses beyond ±15:59.
-MAX_OFFSET = datetime.timedelta(hours=14)
+# RFC 3339's syntax allows offsets up to ±23:59, PostgreSQL refuses them from ±16:00: the
+# widest that places use is the rule, as for the times of a query (cases/moments.py).
+MAX_OFFSET = WIDEST_OFFSET
 DURATION_MAX_LENGTH = 32  # the width of the timeline columns
 
 format_checker = FormatChecker(formats=())
