@@ -17,9 +17,9 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev,local]'
 	touch $@
 
-## make run: a working library with the demo cases at http://127.0.0.1:8000
+## make run: a working library with the demo cases at http://127.0.0.1:8000, and its worker
 run: $(VENV)/.installed
-	$(WITH_DB) sh -c '$(PY) manage.py migrate --no-input && $(PY) manage.py load_demo && $(PY) manage.py runserver $(HOST_PORT)'
+	$(WITH_DB) sh -c '$(PY) manage.py migrate --no-input && $(PY) manage.py load_demo && $(PY) -m incidentlib.devrun $(HOST_PORT)'
 
 ## make test: the whole suite, on the same database logic
 test: $(VENV)/.installed

@@ -57,11 +57,65 @@ REPLICA_LAG = Gauge(
 )
 
 
+class DatabaseCounts:
+    """Counts read from PostgreSQL when the metrics are read: what the worker's processes (or
+    machines) did, which no web process saw, and which outlives their restarts.
+
+    Each entry: (name, help, labels, SQL giving the labels' values then the count).
+    """
+
+    QUERIES = [
+        (
+            "incidentlib_jobs",
+            "The worker's jobs, by status (failed: after JOB_RETRIES retries; see the admin).",
+            ["status"],
+            # Every status, 0 included: an alert on failed jobs needs the series to exist.
+            "SELECT s::text, count(j.id) FROM unnest(enum_range(NULL::procrastinate_job_status))"
+            " s LEFT JOIN procrastinate_jobs j ON j.status = s GROUP BY s ORDER BY s",
+        ),
+    ]
+
+    def describe(self):
+        return []  # asked at each collect: nothing is read at registration
+
+    def collect(self):
+        from django.core.exceptions import ImproperlyConfigured
+        from django.db import DatabaseError, connections
+        from prometheus_client.core import GaugeMetricFamily
+
+        try:
+            connection = connections["default"]
+        except ImproperlyConfigured:
+            return  # a process without Django's settings (gunicorn's master without preload)
+        try:
+            with connection.cursor() as cursor:
+                rows = []
+                for name, help_text, labels, sql in self.QUERIES:
+                    cursor.execute(sql)
+                    rows.append((name, help_text, labels, cursor.fetchall()))
+        except (DatabaseError, ImproperlyConfigured) as error:  # no database now
+            logger.warning("metrics from the database not read: %s", error)
+            return  # no sample rather than a wrong zero
+        finally:
+            if not connection.in_atomic_block:
+                connection.close()  # the metrics server's thread keeps no connection
+        for name, help_text, labels, found in rows:
+            family = GaugeMetricFamily(name, help_text, labels=labels)
+            for *values, count in found:
+                family.add_metric([str(value) for value in values], count)
+            yield family
+
+
+DATABASE_COUNTS = DatabaseCounts()
+REGISTRY.register(DATABASE_COUNTS)
+
+
 def registry():
     """The registry to expose: every worker's values in multiprocess mode, else this one's."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         collected = CollectorRegistry()
         _multiprocess.MultiProcessCollector(collected)
+        collected.register(DATABASE_COUNTS)
         return collected
     return REGISTRY
 

@@ -118,6 +118,8 @@ INSTALLED_APPS = [
     "django_filters",
     "axes",
     "csp",
+    # The worker (incidentlib/worker.py): jobs kept in PostgreSQL, its tables and admin.
+    "procrastinate.contrib.django",
     "cases",
 ]
 
@@ -326,12 +328,22 @@ LOGGING = {
         "django.server": {"level": "WARNING"},
         # django-axes says its version at every start.
         "axes.apps": {"level": "WARNING"},
+        # procrastinate lists its built-in tasks at every start.
+        "procrastinate.blueprints": {"level": "WARNING"},
     },
 }
 
 if LOG_FORMAT == "json":
     # Python's warnings too, instead of raw lines among the JSON.
     logging.captureWarnings(True)
+
+# The worker (incidentlib/worker.py, README "The worker"): `manage.py procrastinate worker`
+# runs the jobs of every app's tasks.py, kept in PostgreSQL. A job that fails is tried again
+# JOB_RETRIES times, after JOB_BACKOFF seconds, then JOB_BACKOFF**2, **3, ... (5, 25, 125,
+# 625, 3125 s by default); then it is failed, shown in the admin (Procrastinate: Jobs) and
+# counted in the metrics.
+INCIDENTLIB_JOB_RETRIES = env_int("JOB_RETRIES", 5)
+INCIDENTLIB_JOB_BACKOFF = env_int("JOB_BACKOFF", 5)
 
 # Prometheus metrics (incidentlib/metrics.py) on their own address, never the public port:
 # host:port, or "off". gunicorn.conf.py serves them from its master process.

@@ -169,3 +169,43 @@ def open_case(client, case_id):
     response = client.get(change_url(case_id))
     assert response.status_code == 200, response.status_code
     return posted_form(response)
+
+
+# The worker (incidentlib/worker.py) ------------------------------------------------------
+
+
+def run_worker(queues=None):
+    """Run a real procrastinate worker until no job is due, then return (`wait=False`).
+
+    It reads the queue over a connection of its own, as a deployed worker does, and runs
+    each job in a thread with its own Django connection. So a test that uses it must commit
+    what the jobs are to see: mark it `@pytest.mark.django_db(transaction=True)` (or use the
+    `transactional_db` fixture). A job deferred inside the plain `db` fixture's transaction
+    is invisible to the worker, and a job's writes would be invisible to the test.
+
+        @pytest.mark.django_db(transaction=True)
+        def test_something():
+            write_that_defers_a_job()
+            run_worker()
+            assert what_the_job_did()
+
+    A job retried later (a failure's backoff) is not due yet: the worker leaves it. Make it
+    due with `make_retries_due()` and call `run_worker()` again.
+    """
+    from procrastinate.contrib.django import app
+
+    with app.replace_connector(app.connector.get_worker_connector()):
+        app.run_worker(
+            queues=queues, wait=False, install_signal_handlers=False, listen_notify=False
+        )
+
+
+def make_retries_due():
+    """Jobs waiting for a retry (a failure's backoff) become due now, as time would make them."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE procrastinate_jobs SET scheduled_at = now() "
+            "WHERE status = 'todo' AND scheduled_at > now()"
+        )

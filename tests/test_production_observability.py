@@ -155,6 +155,8 @@ def test_gunicorn_logs_json_and_serves_metrics_on_their_own_address(tmp_path, ac
         status, metrics = fetch(f"http://127.0.0.1:{metrics_port}/metrics")
         assert status == 200
         assert 'incidentlib_requests_total{status="200",view="cases:robots"} 4.0' in metrics
+        # The worker's jobs, counted in the database by the master serving the metrics.
+        assert 'incidentlib_jobs{status="failed"} 0.0' in metrics
         with pytest.raises(OSError):  # not on the public port
             fetch(f"http://127.0.0.1:{port}/metrics")
     finally:
