@@ -1,6 +1,7 @@
 """The case library: cases, their organisations, sources, steps, taxonomy terms and links."""
 
 import datetime
+import unicodedata
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
@@ -8,7 +9,7 @@ from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
-from django.core.exceptions import ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.core.validators import MaxLengthValidator, MinLengthValidator, RegexValidator
 from django.db import connection, models
 from django.db.models import Count, Deferrable, Exists, OuterRef, Q, Subquery, Sum
@@ -69,6 +70,45 @@ def korean_text(verbose_name):
 OWN_RECURRENCE = _("A case cannot be a recurrence of itself.")
 RELATED_TO_ITSELF = _("A case cannot be related to itself.")
 RECURRENCE_LOOP = _("The recurrence chain would loop back to this case.")
+
+
+# What a case must show, said once: the admin (Case.clean) and the import
+# (cases/exchange/checks.py) both use `shown_problems`.
+NOTHING_SHOWN = _(
+    "Enter text that shows: this holds only spaces or invisible characters (such as U+200B, "
+    "a zero-width space)."
+)
+REVIEWER_NOT_SHOWN = _(
+    "A reviewed case names its reviewer, and this name holds only spaces or invisible characters."
+)
+# The texts a reader finds a case by: a title or summary that shows nothing is a blank one.
+SHOWN_TEXTS = ("title_en", "title_ko", "summary_en")
+# Letters that show nothing (Hangul fillers, the blank Braille pattern).
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def shows_something(text):
+    """Whether a text has a character that shows: not a space or separator (Z*), a control,
+    format (U+200B, U+FEFF, the bidirectional marks), private or unassigned code point (C*),
+    a mark with no letter to mark (M*), nor a blank letter."""
+    return any(
+        unicodedata.category(char)[0] not in "ZCM" and char not in _BLANK_LETTERS for char in text
+    )
+
+
+def shown_problems(values):
+    """{column: message} for a case's columns (`values`: any of SHOWN_TEXTS, `reviewed_by`,
+    `reviewed_at`) that must show something and do not: a text given with nothing to show,
+    a reviewed case whose reviewer's name shows nothing ("" included)."""
+    problems = {
+        name: NOTHING_SHOWN
+        for name in SHOWN_TEXTS
+        if isinstance(values.get(name), str) and values[name] and not shows_something(values[name])
+    }
+    reviewer = values.get("reviewed_by")
+    if values.get("reviewed_at") and isinstance(reviewer, str) and not shows_something(reviewer):
+        problems["reviewed_by"] = REVIEWER_NOT_SHOWN
+    return problems
 
 
 def recurrence_loops(case_id, recurrence_of, parent_of):
@@ -592,6 +632,11 @@ class Case(models.Model):
             self.id, self.recurrence_of_id, Case.stored_recurrence_of
         ):
             errors["recurrence_of"] = RECURRENCE_LOOP
+        for name, problem in shown_problems(
+            {name: getattr(self, name) for name in (*SHOWN_TEXTS, "reviewed_by", "reviewed_at")}
+        ).items():
+            # The review is read-only in the admin: its problem is the form's own.
+            errors[NON_FIELD_ERRORS if name == "reviewed_by" else name] = problem
         if not isinstance(self.docs, list):
             errors["docs"] = _("Enter a list (a JSON array) of further documents.")
         else:

@@ -25,6 +25,13 @@ from .conftest import (
 pytestmark = pytest.mark.django_db
 
 LONG = "x" * 4001
+NOTHING_SHOWN = (
+    "Enter text that shows: this holds only spaces or invisible characters (such as U+200B, "
+    "a zero-width space)."
+)
+REVIEWER_NOT_SHOWN = (
+    "A reviewed case names its reviewer, and this name holds only spaces or invisible characters."
+)
 
 
 def source(**changes):
@@ -195,6 +202,28 @@ RULES = {
         "title_ko",
         "Null characters are not allowed.",
     ),
+    # A title that shows nothing is a blank one (cases.models.shown_problems, for both).
+    "an English title of a zero-width space": (
+        text("title", "en", "\u200b"),
+        "title.en",
+        {"title_en": "\u200b"},
+        "title_en",
+        NOTHING_SHOWN,
+    ),
+    "a Korean title of Hangul fillers": (
+        text("title", "ko", "\u3164\u3164"),
+        "title.ko",
+        {"title_ko": "\u3164\u3164"},
+        "title_ko",
+        NOTHING_SHOWN,
+    ),
+    "an English summary of a word joiner and a bidirectional mark": (
+        text("summary", "en", "\u2060\u200f"),
+        "summary.en",
+        {"summary_en": "\u2060\u200f"},
+        "summary_en",
+        NOTHING_SHOWN,
+    ),
 }
 
 
@@ -271,3 +300,27 @@ def test_a_new_case_needs_an_id_in_the_format(client, library, django_user_model
     logged_in(client, django_user_model.objects.create_superuser("root"))
     response = client.post("/admin/cases/case/add/", {"id": "il 1"})
     assert response.context["adminform"].form.errors["id"] == ["Enter a case id such as IL-0137."]
+
+
+@pytest.mark.parametrize("name", ["", " ", "\u200b"], ids=["empty", "space", "zero-width"])
+def test_a_review_by_a_name_that_shows_nothing_is_refused_by_both(
+    client, library, reviewer, tmp_path, name
+):
+    def reviewed_by_nobody(case):
+        case["review"].update(reviewed_at="2026-11-01T00:00:00Z", reviewed_by=name)
+
+    problems = import_problems(tmp_path, reviewed_by_nobody)
+    assert any(
+        f": IL-0137: review.reviewed_by: {REVIEWER_NOT_SHOWN}" in problem for problem in problems
+    ), problems
+
+    # A case stored so before the rule: the admin saves it only once the review is mended.
+    Case.objects.filter(pk="IL-0137").update(reviewed_by=name, reviewed_at="2026-11-01T00:00:00Z")
+    before = exported("IL-0137")
+    logged_in(client, reviewer)
+    response = client.post(
+        change_url("IL-0137"), {**open_case(client, "IL-0137"), "title_en": "Edited"}
+    )
+    assert response.status_code == 200
+    assert response.context["adminform"].form.non_field_errors() == [REVIEWER_NOT_SHOWN]
+    assert exported("IL-0137") == before

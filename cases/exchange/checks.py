@@ -16,7 +16,14 @@ from jsonschema.exceptions import ValidationError
 
 from cases.exchange.files import field_path
 from cases.exchange.format import BILINGUAL_FIELDS
-from cases.models import OWN_RECURRENCE, RELATED_TO_ITSELF, SEVERITIES, Facet
+from cases.models import (
+    OWN_RECURRENCE,
+    RELATED_TO_ITSELF,
+    SEVERITIES,
+    SHOWN_TEXTS,
+    Facet,
+    shown_problems,
+)
 from cases.moments import WIDEST_OFFSET
 from cases.patterns import NOT_BLANK_PATTERN, case_schema, whole
 
@@ -440,6 +447,15 @@ def check_own_rules(record):
             "a draft has neither",
             path="review",
         )
+    # The model's columns, by their places in the format (title_en: title.en).
+    places = {name: name.rpartition("_")[::2] for name in SHOWN_TEXTS}
+    places |= {"reviewed_by": ("review", "reviewed_by"), "reviewed_at": ("review", "reviewed_at")}
+    given = {name: _value(data, *place) for name, place in places.items()}
+    shown = shown_problems({name: v for name, v in given.items() if v is not _MISSING})
+    for name, message in shown.items():
+        path = ".".join(places[name])
+        if clear(path):
+            record.problem(str(message), path=path)
     severity = _value(data, "severity")
     if isinstance(severity, str) and clear("severity") and severity not in SEVERITIES:
         record.problem(f"{severity!r} is not one of: {', '.join(SEVERITIES)}", path="severity")
