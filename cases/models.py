@@ -37,9 +37,27 @@ validate_case_id = RegexValidator(whole(CASE_ID_PATTERN), _("Enter a case id suc
 validate_slug = RegexValidator(
     whole(SLUG_PATTERN), _("Use lowercase letters, digits and single hyphens.")
 )
-validate_http_url = RegexValidator(
+_http_url_shape = RegexValidator(
     whole(HTTP_URL_PATTERN), _("Enter an http:// or https:// address without spaces.")
 )
+
+
+def validate_http_url(value):
+    """The one rule of an address a case or a source gives, for the import (its format's
+    `http-url`, cases/exchange/checks.py), the admin and /sources/: the format's pattern
+    (http or https, no spaces), and an address that `urlsplit` reads, as the pages do
+    (address_forms): a host in brackets is an IP address (`https://[2001:db8::1]/`), its
+    brackets closed; `https://[zz]/`, `http://[` and `https://[::1/` are not."""
+    _http_url_shape(value)
+    try:
+        urlsplit(value)
+    except ValueError:
+        raise ValidationError(
+            _("Enter an address whose host can be read: brackets must hold an IP address."),
+            code="unreadable_host",
+        ) from None
+
+
 validate_duration = RegexValidator(
     whole(DURATION_PATTERN), _("Enter an ISO 8601 duration such as PT45M, PT8H or P2DT3H.")
 )

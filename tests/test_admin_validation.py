@@ -50,6 +50,10 @@ def timeline(name, value):
     return lambda case: case["timeline"].update({name: value})
 
 
+# Addresses urlsplit cannot read, which /sources/ and the case page read.
+MALFORMED_HOSTS = ["https://[zz]/", "http://[", "https://[::1/"]
+UNREADABLE_HOST = "Enter an address whose host can be read: brackets must hold an IP address."
+
 # (import change, its path in the format, form change, form field, the form's message)
 RULES = {
     "a javascript: source address": (
@@ -80,6 +84,26 @@ RULES = {
         "url",
         "Enter an http:// or https:// address without spaces.",
     ),
+    **{
+        f"a malformed bracketed host, {address}, as {where}": (
+            change(address),
+            path,
+            {form_field: address},
+            form_field,
+            UNREADABLE_HOST,
+        )
+        for address in MALFORMED_HOSTS
+        for where, change, path, form_field in [
+            ("a source", lambda a: source(url=a), "sources[0].url", "sources-0-url"),
+            (
+                "an archived copy",
+                lambda a: source(archived=a),
+                "sources[0].archived",
+                "sources-0-archived",
+            ),
+            ("a canonical address", lambda a: field("url", a), "url", "url"),
+        ]
+    },
     "a source kind that is not a slug": (
         source(kind="Post Mortem"),
         "sources[0].kind",
@@ -324,3 +348,18 @@ def test_a_review_by_a_name_that_shows_nothing_is_refused_by_both(
     assert response.status_code == 200
     assert response.context["adminform"].form.non_field_errors() == [REVIEWER_NOT_SHOWN]
     assert exported("IL-0137") == before
+
+
+@pytest.mark.parametrize("address", MALFORMED_HOSTS)
+def test_the_import_says_why_a_bracketed_host_is_refused_once(library, tmp_path, address):
+    problems = import_problems(tmp_path, source(url=address))
+    about_the_url = [p for p in problems if ": IL-0137: sources[0].url: " in p]
+    assert len(about_the_url) == 1, problems
+    assert about_the_url[0].endswith(
+        f"sources[0].url: {address!r} is not an address whose host can be read: "
+        "brackets must hold an IP address"
+    )
+
+
+def test_a_bracketed_ip_address_is_taken(library, tmp_path):
+    assert import_problems(tmp_path, source(url="https://[2001:db8::1]:8443/report")) == []

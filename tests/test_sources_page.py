@@ -107,3 +107,10 @@ def test_an_address_pasted_with_a_trailing_slash_or_capitals_finds_its_cases(
     assert "1 case cites this address." in html and 'href="/cases/S-1"' in html
     other = client.get("/sources/", {"url": "https://example.com/ONLY-ONE"}).content.decode()
     assert "No case cites this address." in other
+
+
+@pytest.mark.parametrize("url", ["https://[zz]/", "http://[", "https://[::1/"])
+def test_an_address_whose_host_cannot_be_read_is_a_400(client, library, url):
+    response = client.get("/sources/", {"url": url})
+    assert response.status_code == 400
+    assert "brackets must hold an IP address" in response.content.decode()
