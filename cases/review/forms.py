@@ -184,7 +184,11 @@ class CaseAdminForm(forms.ModelForm):
         if self.instance._state.adding:
             return cleaned_data
         try:
-            current = review.lock_unchanged(self.instance.pk, self.data.get("seen_version"))
+            current = review.lock_unchanged(
+                self.instance.pk,
+                self.data.get("seen_version"),
+                recurrence_changes="recurrence_of" in self.changed_data,
+            )
             if self.review_action == APPROVE:
                 review.check_approval(current, again=cleaned_data.get("approve_again"))
         except review.AlreadyReviewed as refusal:

@@ -122,6 +122,24 @@ def last_change(case):
 # phase holds the rows it rewrites), it says so at once and keeps the input.
 LOCK_WAIT = "2s"
 LOCK_NOT_AVAILABLE = "55P03"
+# What PostgreSQL ends a transaction with when it would otherwise wait forever (a deadlock
+# with a write from outside the admin) or when it may not commit as it ran: nothing was
+# changed, and the same write a moment later may go through.
+TRY_AGAIN = frozenset({LOCK_NOT_AVAILABLE, "40P01", "40001"})
+
+# The order of an admin write's locks. Two admin writes never wait for each other in a
+# cycle (G-20 made a recurrence of G-21 while G-21 was made a recurrence of G-20 deadlocked):
+# 1. RECURRENCE_LOCK, for a save that changes what its case is a recurrence of, so that such
+#    saves run one at a time and each checks for a loop (Case.clean) with the others'
+#    changes committed: two saves that each seem fine alone never make a loop together;
+# 2. the case's own row (lock_unchanged), FOR NO KEY UPDATE: the lock an UPDATE of the row
+#    takes anyway, which the check of a foreign key naming the case (FOR KEY SHARE: another
+#    save making a case a recurrence of it, or related to it) does not wait for;
+# 3. the rows the save writes: its case's and its lists';
+# 4. at COMMIT, the rows its foreign keys name (FOR KEY SHARE: only a deletion or an
+#    import's FOR UPDATE makes it wait), then the library's generation row and the facet
+#    counts (cases/database.sql), each transaction's last locks.
+RECURRENCE_LOCK = 0x1C_1A_0E_71
 
 
 class RowsBusy(Exception):
@@ -132,23 +150,25 @@ class RowsBusy(Exception):
 def waiting_briefly_for_rows():
     """A transaction whose waits for rows locked by another one end after LOCK_WAIT with
     RowsBusy, so that an admin write (a deletion, an organisation renamed) never hangs
-    behind an import for the minutes it writes, past the app server's timeout."""
+    behind an import for the minutes it writes, past the app server's timeout. A deadlock
+    or a serialization failure (of a write from outside the admin) ends it the same way."""
     try:
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SELECT set_config('lock_timeout', %s, true)", [LOCK_WAIT])
             yield
     except OperationalError as error:
-        if getattr(error.__cause__, "sqlstate", None) == LOCK_NOT_AVAILABLE:
+        if getattr(error.__cause__, "sqlstate", None) in TRY_AGAIN:
             raise RowsBusy() from None
         raise
 
 
-def lock_unchanged(case_id, seen_version):
+def lock_unchanged(case_id, seen_version, *, recurrence_changes=False):
     """The case, locked until the transaction ends, if it is still the version seen.
 
-    Must run inside a transaction. `seen_version` is the text `version_of` gave. Raises
-    CaseBusy if another transaction holds the row for more than LOCK_WAIT, CaseChanged if
-    the case is no longer the version seen.
+    Must run inside a transaction. `seen_version` is the text `version_of` gave;
+    `recurrence_changes`: the write changes what the case is a recurrence of (it then takes
+    RECURRENCE_LOCK first). Raises CaseBusy if another transaction holds the row for more
+    than LOCK_WAIT, CaseChanged if the case is no longer the version seen.
     """
     try:
         # A savepoint: a lock timeout aborts only it, and the form can still be shown.
@@ -158,7 +178,9 @@ def lock_unchanged(case_id, seen_version):
                 [LOCK_WAIT],
             )
             previous, _new = cursor.fetchone()
-            case = Case.objects.select_for_update().get(pk=case_id)
+            if recurrence_changes:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [RECURRENCE_LOCK])
+            case = Case.objects.select_for_update(no_key=True).get(pk=case_id)
             cursor.execute("SELECT set_config('lock_timeout', %s, true)", [previous])
     except OperationalError as error:
         if getattr(error.__cause__, "sqlstate", None) == LOCK_NOT_AVAILABLE:
