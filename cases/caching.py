@@ -1,10 +1,26 @@
 """Caching the public pages and the library's counts, so that they can never be stale.
 
-Everything is cached under the library's generation (cases.models.Library): the database
-replaces it at the commit of every write to a case, its lists, a term or an organisation,
-whatever makes the write (the import, the admin, a review, SQL). A write therefore makes
-every cached page and count unreachable at once; nothing has to be found and deleted. The
-code's release is in every key too (incidentlib/release.py): a deploy does the same.
+A cached page's key names the versions of what it shows: after a write it is simply never
+asked for again, and nothing has to be found and deleted. Which versions is one rule, here
+(`page_version`):
+
+- A case's own pages (`@public_page(of_case=True)`: /cases/<id>, its side-by-side view, its
+  JSON) are kept under the versions of the rows they show (`CASE_PAGE_SHOWS`): the case,
+  the cases of its recurrence chain and those related to it either way (their titles, their
+  review state), its terms and organisation, and how many public cases cite each of its
+  sources. Each row's version is PostgreSQL's own `xmin`, the transaction that wrote it,
+  which every committed change to it replaces, whatever makes the write (the import, the
+  admin, a review, SQL); a change to a case's lists touches its row (cases/database.sql).
+  A write to one case therefore changes its pages and those that show its title, and leaves
+  every other case page cached. Its similar cases depend on the whole library: they are
+  made again at least every `SIMILAR_CASES_MAX_AGE` seconds (each case at its own moment,
+  so that no write or instant makes all pages cold), and the page says when they were made.
+- Everything else (lists, searches, counts, the home page, the feed, the API, the sitemap)
+  is kept under the library's generation (cases.models.Library): the database replaces it
+  at the commit of every write to a case, its lists, a term or an organisation.
+
+The code's release is in every key too (incidentlib/release.py): a deploy makes every page
+anew.
 
 A page is cached (`@public_page`) only for a reader who sends no session cookie: someone
 logged in (a reviewer, an editor) is never served a cached page nor leaves one behind. The
@@ -14,7 +30,7 @@ the cookie or Accept-Language: LocaleMiddleware has chosen it before the view ru
 whether drafts are hidden. A request whose own transaction has written (the test client
 inside a test's transaction) bypasses the cache: its changes are under no generation yet.
 
-Each cached page answers conditional requests: its ETag names the generation and the key,
+Each cached page answers conditional requests: its ETag names the key (the versions),
 so `If-None-Match` gets a 304 without the page being read from the cache. No answer says
 `Last-Modified` (the feed's, which Django's view sets, is taken off too): a date is to the
 second, two writes within one second would share it, and a client or a proxy in front
@@ -31,6 +47,7 @@ error.
 
 import hashlib
 import logging
+import time
 from functools import wraps
 
 from django.conf import settings
@@ -60,12 +77,16 @@ def library_state(request=None):
 
 
 def _read_state():
-    """Library.objects.state(), which stands in for Django's check of a kept connection
-    before a request's first query (CONN_HEALTH_CHECKS): on a connection the server has
-    dropped (a restart) it fails at once, and is made again on a new connection, so the
-    reader sees no error, as with Django's check. That check is a round trip of its own: a
-    cached page (or a 304) would make two where one does (in process, about 120 of the
-    1,000 microseconds of a cached case page)."""
+    return first_query(Library.objects.state)
+
+
+def first_query(read):
+    """`read()`, the request's first query, which stands in for Django's check of a kept
+    connection before it (CONN_HEALTH_CHECKS): on a connection the server has dropped (a
+    restart) it fails at once, and is made again on a new connection, so the reader sees no
+    error, as with Django's check. That check is a round trip of its own: a cached page (or
+    a 304) would make two where one does (in process, about 120 of the 1,000 microseconds of
+    a cached case page)."""
     check_pending = (
         connection.connection is not None
         and connection.health_check_enabled
@@ -73,13 +94,13 @@ def _read_state():
         and not connection.in_atomic_block
     )
     if not check_pending:
-        return Library.objects.state()
+        return read()
     connection.health_check_done = True
     try:
-        return Library.objects.state()
+        return read()
     except (InterfaceError, OperationalError):
         connection.close()
-        return Library.objects.state()
+        return read()
 
 
 def _is_personal(request):
@@ -112,6 +133,87 @@ def cache_version(state):
     release (incidentlib/release.py), so that neither a write nor a deploy leaves a stale
     page or count reachable."""
     return f"{state.version}.{settings.INCIDENTLIB_RELEASE}"
+
+
+# How long a case page's similar cases may lag behind the library, in seconds.
+SIMILAR_CASES_MAX_AGE = 600
+
+# The versions of what a case's own pages show besides the library's code: one query, run
+# before the page is made (a write committed in between makes the key older than the page,
+# never newer: the next request makes it again). `writing`: whether this request's own
+# transaction has written (nothing it reads is anybody else's yet). The server's start
+# time guards against transaction ids given again after a restored backup.
+CASE_PAGE_SHOWS = """
+WITH RECURSIVE earlier(id, recurrence_of_id) AS (
+    SELECT id, recurrence_of_id FROM cases_case WHERE id = %(case)s
+    UNION
+    SELECT c.id, c.recurrence_of_id FROM cases_case c JOIN earlier e ON c.id = e.recurrence_of_id
+), later(id) AS (
+    SELECT id FROM cases_case WHERE id = %(case)s
+    UNION
+    SELECT c.id FROM cases_case c JOIN later l ON c.recurrence_of_id = l.id
+), shown(id) AS (
+    SELECT id FROM earlier
+    UNION SELECT id FROM later
+    UNION SELECT to_case_id FROM cases_relatedcase WHERE from_case_id = %(case)s
+    UNION SELECT from_case_id FROM cases_relatedcase WHERE to_case_id = %(case)s
+)
+SELECT concat_ws(
+    ';',
+    coalesce((SELECT string_agg(c.id || ':' || c.xmin::text, ',' ORDER BY c.id)
+                FROM cases_case c WHERE c.id IN (SELECT id FROM shown)), ''),
+    coalesce((SELECT string_agg(t.id || ':' || t.xmin::text, ',' ORDER BY t.id)
+                FROM cases_term t
+               WHERE t.id = ANY (SELECT unnest(term_ids) FROM cases_case WHERE id = %(case)s)),
+             ''),
+    coalesce((SELECT o.id || ':' || o.xmin::text
+                FROM cases_organisation o JOIN cases_case c ON c.organisation_id = o.id
+               WHERE c.id = %(case)s), ''),
+    coalesce((SELECT string_agg(cited.counts, ',' ORDER BY cited.url)
+                FROM (SELECT s.url, (SELECT count(DISTINCT o.case_id) || ':'
+                                            || count(DISTINCT o.case_id)
+                                               FILTER (WHERE c.reviewed_at IS NOT NULL)
+                                       FROM cases_source o JOIN cases_case c ON c.id = o.case_id
+                                      WHERE o.url = s.url) AS counts
+                        FROM cases_source s WHERE s.case_id = %(case)s) AS cited), ''),
+    pg_postmaster_start_time()
+), pg_current_xact_id_if_assigned() IS NOT NULL
+"""
+
+
+def _case_version(request, case_id):
+    """The version a case's own pages are kept under, or None if this request's own
+    transaction has written (see CASE_PAGE_SHOWS); one query."""
+
+    def read():
+        with connection.cursor() as cursor:
+            cursor.execute(CASE_PAGE_SHOWS, {"case": case_id})
+            return cursor.fetchone()
+
+    shown, writing = first_query(read)
+    if writing:
+        return None
+    digest = hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return f"case-{digest}.{similar_cases_epoch(case_id)}.{settings.INCIDENTLIB_RELEASE}"
+
+
+def similar_cases_epoch(case_id, now=None):
+    """Which SIMILAR_CASES_MAX_AGE-long period a case's similar cases are of: each case's
+    periods start at a moment of their own, so that the pages are made again one by one."""
+    now = time.time() if now is None else now
+    offset = int(hashlib.sha256(case_id.encode()).hexdigest()[:8], 16) % SIMILAR_CASES_MAX_AGE
+    return int((now + offset) // SIMILAR_CASES_MAX_AGE)
+
+
+def page_version(request, of_case, kwargs):
+    """The one rule of what a page is kept under (see the module's docstring): the version
+    of what it shows, or None if it may be neither cached nor shared."""
+    if request.method not in ("GET", "HEAD") or _is_personal(request):
+        return None
+    if of_case:
+        return _case_version(request, kwargs["case_id"].upper())
+    state = library_state(request)
+    return None if state.writing else cache_version(state)
 
 
 def page_key(request, version):
@@ -172,15 +274,18 @@ def _not_modified(request, etag):
     return None
 
 
-def public_page(view):
-    """Serve the view's GET and HEAD answers from the cache, as the module says."""
+def public_page(view=None, *, of_case=False):
+    """Serve the view's GET and HEAD answers from the cache, as the module says; `of_case`
+    for a case's own pages (the view takes `case_id`), kept under what they show."""
+    if view is None:
+        return lambda view: public_page(view, of_case=of_case)
 
     @wraps(view)
     def answer(request, *args, **kwargs):
-        state = _shareable_state(request)
-        if state is None:
+        version = page_version(request, of_case, kwargs)
+        if version is None:
             return _mark_private(view(request, *args, **kwargs))
-        key = page_key(request, cache_version(state))
+        key = page_key(request, version)
         etag = f'"{key.removeprefix("page:").replace(":", "-")}"'
         if not_modified := _not_modified(request, etag):
             return not_modified

@@ -6,9 +6,11 @@ and renders this."""
 
 from functools import cached_property
 
+from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
 from cases import translations
+from cases.caching import SIMILAR_CASES_MAX_AGE
 from cases.discover import citations
 from cases.discover.similar import similar_cases
 from cases.languages import FALLBACK_LANGUAGE
@@ -128,6 +130,9 @@ class CasePage:
             "related_from": self.related_from,
             "recurrence_chain": self.recurrence_chain,
             "similar": self.similar,
+            # The similar cases may lag behind the library by this much (cases/caching.py).
+            "similar_as_of": timezone.now(),
+            "similar_max_minutes": SIMILAR_CASES_MAX_AGE // 60,
             "citation": self.citation,
             "highwire_tags": citations.highwire_tags(self.citation),
             # From the case and its prefetched lists: no query (cases/translations.py).

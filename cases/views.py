@@ -61,7 +61,7 @@ def _get_case(case_id):
 
 
 @require_safe
-@public_page
+@public_page(of_case=True)
 @upper_case_id
 @read_in_one_snapshot
 def case_detail(request, case_id):
@@ -86,7 +86,7 @@ BOTH_SECTIONS = (
 
 
 @require_safe
-@public_page
+@public_page(of_case=True)
 @upper_case_id
 @read_in_one_snapshot
 def case_both(request, case_id):
@@ -106,7 +106,7 @@ def case_both(request, case_id):
 
 
 @require_safe
-@public_page
+@public_page(of_case=True)
 @read_in_one_snapshot
 def case_json(request, case_id):
     try:

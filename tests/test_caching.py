@@ -301,3 +301,125 @@ def test_a_new_release_of_the_code_makes_every_page_anew(client, library, settin
         assert again["ETag"] != etag, url
         assert client.get(url, HTTP_IF_NONE_MATCH=again["ETag"]).status_code == 304, url
     assert client.get("/api/cases.jsonl", HTTP_IF_NONE_MATCH=download).status_code == 200
+
+
+# Invalidation by what changed: a write to one case makes again its own pages and those that
+# show its title, and the lists; every other case page stays cached.
+
+
+def cached_state(url, client=None):
+    """X-Cache of the page (a fresh reader each time unless given)."""
+    return get(client or Client(), url)["X-Cache"]
+
+
+@pytest.fixture
+def neighbours(library):
+    """C-3 relates to C-1, C-4 repeats it (recurrence), C-5 cites the same source; C-2 has
+    nothing to do with any of them."""
+    source = {"url": "https://example.com/shared", "kind": "blog", "license": None,
+              "archived": None}  # fmt: skip
+    store(
+        library,
+        plain_case("C-1", review=dict(REVIEWED), sources=[source]),
+        plain_case(
+            "C-3", review=dict(REVIEWED), related=["C-1"], title={"en": "Third", "ko": "셋"}
+        ),
+        plain_case("C-4", review=dict(REVIEWED), recurrence_of="C-1", date="2026-02-01"),
+        plain_case("C-5", review=dict(REVIEWED), sources=[source], severity="high"),
+        name="neighbours.json",
+    )
+    return library
+
+
+CASE_PAGES = ["/cases/C-1", "/cases/C-1?lang=ko", "/cases/C-1.json", "/cases/C-1/both",
+              "/cases/C-2", "/cases/C-2?lang=ko", "/cases/C-2.json", "/cases/C-3",
+              "/cases/C-4", "/cases/C-5"]  # fmt: skip
+LISTS = ["/", "/cases/", "/cases/?q=renamed", "/cases/?severity=high", "/taxonomy/",
+         "/taxonomy/severity/medium/", "/orgs/example-org/", "/feed/", "/api/cases/",
+         "/api/taxonomy/", "/sitemap-cases.xml"]  # fmt: skip
+
+
+def test_a_write_to_one_case_makes_again_only_the_pages_that_show_it(neighbours):
+    before = {url: text(Client(), url) for url in CASE_PAGES + LISTS}
+    assert all(cached_state(url) == "hit" for url in CASE_PAGES + LISTS)
+    # One UPDATE, as any writer (here SQL through the ORM): the title in both languages and
+    # the severity (so the counts change).
+    high = Term.objects.get(facet="severity", slug="high")
+    Case.objects.filter(id="C-1").update(
+        title_en="Renamed outage", title_ko="바뀐 장애", severity=high
+    )
+    for url in ["/cases/C-1", "/cases/C-1.json", "/cases/C-1/both", "/cases/C-3", "/cases/C-4"]:
+        assert "Renamed outage" in text(Client(), url), url
+    assert "바뀐 장애" in text(Client(), "/cases/C-1?lang=ko")
+    # Every other case page is still served from the cache, unchanged, in both languages.
+    for url in ["/cases/C-2", "/cases/C-2?lang=ko", "/cases/C-2.json", "/cases/C-5"]:
+        response = get(Client(), url)
+        assert response["X-Cache"] == "hit", url
+        assert response.content.decode() == before[url], url
+    # The lists, searches and counts (one generation of their own) show the change.
+    for url in LISTS:
+        assert cached_state(url) == "miss", url
+    assert "Renamed outage" in text(Client(), "/cases/")
+    assert "/cases/C-1" in text(Client(), "/cases/?q=renamed")
+    assert "/cases/C-1" in text(Client(), "/cases/?severity=high")
+    assert "Renamed outage" in text(Client(), "/feed/")
+    assert "Renamed outage" in text(Client(), "/api/cases/")
+    assert "3 cases" in text(Client(), "/taxonomy/severity/medium/")
+    assert "2 cases" in text(Client(), "/cases/?severity=high")
+
+
+def test_a_new_case_shows_on_the_pages_of_the_cases_it_names_at_once(neighbours, settings):
+    """A page shows cases that name it (related, recurrences) and how many cases cite its
+    sources: a write to another case that changes these makes it again."""
+    settings.INCIDENTLIB_HIDE_DRAFTS = True
+    for url in ["/cases/C-1", "/cases/C-2", "/cases/C-3", "/cases/C-5"]:
+        assert "C-9" not in text(Client(), url)
+    assert "cited by 2 cases" in text(Client(), "/cases/C-5")
+    source = {"url": "https://example.com/shared", "kind": "blog", "license": None,
+              "archived": None}  # fmt: skip
+    new = plain_case("C-9", review=dict(DRAFT), related=["C-2"], recurrence_of="C-1",
+                     sources=[source], title={"en": "Ninth", "ko": "아홉"})  # fmt: skip
+    store(neighbours, new, name="new.json")
+    # A draft shows nowhere, but counts nowhere either: the pages are the same.
+    assert "C-9" not in text(Client(), "/cases/C-1")
+    assert "C-9" not in text(Client(), "/cases/C-2")
+    assert "cited by 2 cases" in text(Client(), "/cases/C-5")
+    assert cached_state("/cases/C-3") == "hit"  # an import leaves the others alone
+    rita = make_staff("rita", reviewer=True)
+    review.approve("C-9", rita, seen_version=str(Case.objects.get(id="C-9").version))
+    assert "/cases/C-9" in text(Client(), "/cases/C-1")  # the recurrence chain
+    assert "/cases/C-9" in text(Client(), "/cases/C-2")  # related, from C-9
+    assert "cited by 3 cases" in text(Client(), "/cases/C-5")
+    assert cached_state("/cases/C-3") == "hit"
+    # A write to a case a page names (its title) makes that page again.
+    Case.objects.filter(id="C-9").update(title_en="Ninth, renamed")
+    assert "Ninth, renamed" in text(Client(), "/cases/C-2")
+    # Its deletion too.
+    Case.objects.filter(id="C-9").delete()
+    assert "C-9" not in text(Client(), "/cases/C-1")
+    assert "cited by 2 cases" in text(Client(), "/cases/C-1")
+
+
+def test_similar_cases_say_when_they_were_made_and_are_made_again_within_the_bound(library):
+    from cases.caching import SIMILAR_CASES_MAX_AGE, similar_cases_epoch
+
+    page = text(Client(), "/cases/C-1")
+    minutes = SIMILAR_CASES_MAX_AGE // 60
+    assert f"made again at least every {minutes} minutes" in page
+    assert "적어도" in text(Client(), "/cases/C-1?lang=ko")
+    # A page is kept for one period of its case at most; the periods of cases start apart.
+    for moment in (0, 1_000_000.5, 1_765_000_000):
+        epochs = [similar_cases_epoch(case, moment) for case in ("C-1", "C-2")]
+        later = [
+            similar_cases_epoch(case, moment + SIMILAR_CASES_MAX_AGE) for case in ("C-1", "C-2")
+        ]
+        assert later == [epoch + 1 for epoch in epochs]
+    starts = {
+        next(
+            t
+            for t in range(SIMILAR_CASES_MAX_AGE)
+            if similar_cases_epoch(case, t + 1) != similar_cases_epoch(case, t)
+        )
+        for case in ("C-1", "C-2", "C-3", "IL-0137")
+    }
+    assert len(starts) > 1
