@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from cases.discover.stats import CHART_SLUGS
 from cases.models import Case, Term
 
 from .library import six_cases, store
@@ -278,3 +279,34 @@ def test_refused_parameters_are_named_in_the_readers_language(client, library):
     assert 'href="/stats/?symptoms=nope">이 필터 빼기</a>' in errors
     html = page(client, "/stats/?lang=en&symptoms=nope", status=400).content.decode()
     assert "<strong>Symptoms</strong> (nope)" in html
+
+
+# What a spreadsheet would run as a formula, one of each start OWASP names.
+FORMULAS = ['=HYPERLINK("https://evil.example/","Click")', "+1+1", "-2+3", "@SUM(1,2)",
+            "\t=1+1", "\r=1+1"]  # fmt: skip
+
+
+def test_no_cell_of_any_csv_is_a_formula(client, library):
+    """Organisation names and term labels that a spreadsheet would run (issue 33, point 9)
+    are written with a quote before them, as OWASP recommends: every chart's CSV, in both
+    languages, read back by a real CSV reader, has no cell that begins a formula."""
+    from cases.models import Organisation
+
+    for number, term in enumerate(Term.objects.order_by("facet", "slug")):
+        formula = FORMULAS[number % len(FORMULAS)]
+        Term.objects.filter(pk=term.pk).update(label_en=formula, label_ko=formula)
+    for number, organisation in enumerate(Organisation.objects.order_by("slug")):
+        Organisation.objects.filter(pk=organisation.pk).update(name=FORMULAS[number])
+    neutralised = {"'" + formula for formula in FORMULAS}
+    for chart in CHART_SLUGS:
+        for lang in ("en", "ko"):
+            response = page(client, f"/stats/{chart}.csv?lang={lang}")
+            rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+            assert len(rows) > 1, chart
+            cells = [cell for row in rows for cell in row]
+            assert not [c for c in cells if c.startswith(("=", "+", "-", "@", "\t", "\r"))], (
+                chart,
+                lang,
+            )
+            if chart not in ("years", "detect", "resolve"):  # the others' labels are ours
+                assert {row[1] for row in rows[1:]} & neutralised, (chart, lang)

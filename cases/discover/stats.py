@@ -13,8 +13,6 @@ with the selection (a term page narrows its own cases by the query string, so it
 selection's cases having the term), an organisation to its page likewise.
 """
 
-import csv
-import io
 from dataclasses import dataclass, field
 
 from django.db import connection
@@ -22,6 +20,7 @@ from django.http import QueryDict
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from cases.csv_files import csv_text
 from cases.durations import DURATION_BUCKETS, UNKNOWN_BUCKET, UNKNOWN_LABEL
 from cases.listing.counts import count_facets, library_counts
 from cases.listing.links import url_with
@@ -285,9 +284,9 @@ CHART_SLUGS = (
 
 def chart_csv(chart):
     """The numbers of one chart as CSV: the value, its label in the page's language, cases."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow([chart.key_name, "label", "cases"])
-    for bar in chart.rows:
-        writer.writerow([bar.key, str(bar.label), bar.count])
-    return out.getvalue()
+    return csv_text(
+        [
+            [chart.key_name, "label", "cases"],
+            *([bar.key, str(bar.label), bar.count] for bar in chart.rows),
+        ]
+    )
