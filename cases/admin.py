@@ -53,6 +53,7 @@ from cases.review.forms import (
     OrderedItemFormSet,
     offer_still_correct,
 )
+from cases.review.widgets import KeyCheckedAutocomplete
 
 # The change form's sections, in the order the case page reads.
 SUMMARY = gettext_lazy("Summary")
@@ -141,7 +142,7 @@ class CaseChangeList(ChangeList):
         self.result_list = self.result_list.prefetch_related("remediation_steps", "action_items")
 
 
-class LibraryAdmin(admin.ModelAdmin):
+class LibraryAdmin(KeyCheckedAutocomplete, admin.ModelAdmin):
     """What the library's admins share: the keys import files name a row by stay fixed.
 
     An import finds a case by its id, a term by its facet and slug, an organisation by its
@@ -432,7 +433,7 @@ class NamedRowsFormSet(OrderedItemFormSet):
             offer_still_correct(form.fields["text_ko"], text, self)
 
 
-class OrderedInline(admin.TabularInline):
+class OrderedInline(KeyCheckedAutocomplete, admin.TabularInline):
     """An ordered list of a case, shown in the change form's `section`."""
 
     form = OrderedItemForm

@@ -363,3 +363,30 @@ def test_the_import_says_why_a_bracketed_host_is_refused_once(library, tmp_path,
 
 def test_a_bracketed_ip_address_is_taken(library, tmp_path):
     assert import_problems(tmp_path, source(url="https://[2001:db8::1]:8443/report")) == []
+
+
+@pytest.mark.parametrize(
+    ("form_field", "value"),
+    [
+        ("organisation", "x"),
+        ("organisation", "9" * 30),
+        ("severity", "x"),
+        ("root_cause", "x"),
+        ("recurrence_of", "x" * 40),
+        ("case_terms-0-term", "x"),
+        ("related_links-0-to_case", "x"),
+    ],
+)
+def test_a_forged_choice_is_a_form_error_not_a_500(client, library, reviewer, form_field, value):
+    """The autocomplete selects looked a chosen value up unchecked: `organisation=x` (a
+    number's column) was a 500."""
+    before = exported("IL-0137")
+    logged_in(client, reviewer)
+    response = client.post(
+        change_url("IL-0137"), {**open_case(client, "IL-0137"), form_field: value}
+    )
+    assert response.status_code == 200
+    assert form_errors(response, form_field) == [
+        "Select a valid choice. That choice is not one of the available choices."
+    ]
+    assert exported("IL-0137") == before
