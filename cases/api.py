@@ -193,7 +193,7 @@ def _paged(request, items, page_number, per_page, result):
 def case_list(request):
     page_number, per_page, bad = _paging_problems(request)
     selection = CaseFilter(
-        request.GET, Case.objects.published().for_page(), terms=Term.objects.index()
+        request.GET, Case.objects.published().for_page(), terms=Term.objects.public().index()
     )
     if not selection.is_valid():
         bad.update({name: list(messages) for name, messages in selection.errors.items()})
@@ -232,7 +232,7 @@ def deleted_cases(request):
 @takes()
 @public_page
 def taxonomy(request):
-    index = Term.objects.index()
+    index = Term.objects.public().index()
     counts = library_counts(index, request)
     terms = index.all
     return _json(

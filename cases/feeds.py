@@ -61,7 +61,7 @@ class CaseFeed(Feed):
         selection = CaseFilter(
             request.GET,
             Case.objects.published().filter(REVIEWED).for_list(),
-            terms=Term.objects.index(),
+            terms=Term.objects.public().index(),
         )
         if not selection.is_valid():
             problems = "; ".join(

@@ -238,6 +238,14 @@ class TermQuerySet(models.QuerySet):
     def index(self):
         return TermIndex(self)
 
+    def public(self):
+        """The terms the public sees: every one, less, when drafts are hidden, those that
+        only hidden drafts have (FacetCount.drafts_only: a subquery of the same query). A term
+        that no case has yet is the taxonomy's own, and is shown."""
+        if not settings.INCIDENTLIB_HIDE_DRAFTS:
+            return self
+        return self.exclude(id__in=FacetCount.objects.drafts_only())
+
 
 class Term(models.Model):
     """A taxonomy term: one slug of one facet, with labels and descriptions in both languages."""
@@ -1021,6 +1029,19 @@ class FacetCountQuerySet(models.QuerySet):
         """Per key, how many cases of these rows have it (`total`: the rows summed); keys with
         none left out."""
         return self.values("key").annotate(total=Sum("cases")).filter(total__gt=0).order_by()
+
+    def drafts_only(self):
+        """The term ids that drafts have and no reviewed case, over the whole library."""
+        return (
+            self.filter(within=WHOLE_LIBRARY, key__gt=0)
+            .values("key")
+            .annotate(
+                reviewed_cases=Coalesce(Sum("cases", filter=Q(reviewed=True)), 0),
+                all_cases=Sum("cases"),
+            )
+            .filter(reviewed_cases=0, all_cases__gt=0)
+            .values("key")
+        )
 
     def organisations(self):
         """Per organisation's key, how many cases (drafts too) it has, most first."""

@@ -131,7 +131,7 @@ def _popular_terms(terms, counts, facet, language, limit=None):
 @public_page
 def home(request):
     language = content_language(get_language())
-    terms = Term.objects.index()
+    terms = Term.objects.public().index()
     counts = library_counts(terms, request)
     return render(
         request,
@@ -171,7 +171,7 @@ def case_list(request):
 @public_page
 def taxonomy(request):
     language = content_language(get_language())
-    terms = Term.objects.index()
+    terms = Term.objects.public().index()
     counts = library_counts(terms, request)
     facets = []
     for facet in Facet:

@@ -151,3 +151,40 @@ def test_the_export_keeps_references_to_hidden_drafts(library, hidden):
     out = StringIO()
     call_command("export_cases", "R-1", stdout=out)
     assert '"recurrence_of": "D-1"' in out.getvalue() and '"D-1"' in out.getvalue()
+
+
+@pytest.fixture
+def a_term_only_a_draft_has(library, tmp_path):
+    """D-2, a draft, the only case with the domain zebra-only and the symptom zebra-pox."""
+    only_draft = make_case("D-2", org="Zebra Draft Org", org_slug="zebra-draft-org")
+    only_draft["domain"] = [*only_draft["domain"], "zebra-only"]
+    only_draft["symptoms"] = [*only_draft["symptoms"], "zebra-pox"]
+    import_cases(write_json(tmp_path / "more.json", [only_draft]))
+
+
+TERM_PAGES = ["/api/taxonomy/", "/taxonomy/", "/cases/", "/diagnose/", "/", "/stats/",
+              f"/taxonomy/domain/{make_case('R-1')['domain'][0]}/",
+              "/orgs/" + make_case("R-1")["org_slug"] + "/"]  # fmt: skip
+ZEBRA_TERMS = ("zebra-only", "Zebra only", "zebra-pox", "Zebra pox")
+
+
+def test_a_term_only_hidden_drafts_have_is_on_no_public_page(
+    client, a_term_only_a_draft_has, settings
+):
+    """Not listed with 0 cases (issue 33, point 10): the term itself was never published,
+    in either language; its own page is not found, and a filter by it is refused as one by
+    an unknown term. With the setting off, the drafts and so their terms are public."""
+    settings.INCIDENTLIB_HIDE_DRAFTS = True
+    for url in TERM_PAGES:
+        for lang in ("en", "ko"):
+            response = client.get(url, {"lang": lang})
+            assert response.status_code == 200, (url, lang, response.status_code)
+            page = response.content.decode()
+            assert not [term for term in ZEBRA_TERMS if term in page], (url, lang)
+    pages = ["/taxonomy/domain/zebra-only/", "/taxonomy/symptoms/zebra-pox/"]
+    assert [client.get(url).status_code for url in pages] == [404, 404]
+    assert client.get("/cases/", {"domain": "zebra-only"}).status_code == 400
+    settings.INCIDENTLIB_HIDE_DRAFTS = False
+    for url in ["/api/taxonomy/", "/taxonomy/", "/cases/", "/diagnose/"]:
+        assert "zebra-pox" in client.get(url, {"lang": "en"}).content.decode(), url
+    assert [client.get(url).status_code for url in pages] == [200, 200]

@@ -38,7 +38,7 @@ def case_citation(request, case_id, fmt):
 @require_safe
 @public_page
 def diagnose(request):
-    terms = Term.objects.index()
+    terms = Term.objects.public().index()
     diagnosis = Diagnosis(request.GET, terms=terms)
     context = {"diagnosis": diagnosis, "form": diagnosis.form}
     if not diagnosis.is_valid():
@@ -51,7 +51,7 @@ def diagnose(request):
 def _statistics(request):
     return Statistics(
         request.GET,
-        terms=Term.objects.index(),
+        terms=Term.objects.public().index(),
         language=content_language(get_language()),
         request=request,
     )

@@ -298,7 +298,7 @@ def library_counts(terms=None, request=None):
     """Facet counts over every public case, for the home, taxonomy and organisation pages and
     the unfiltered list: kept_counts, cached per generation of the library."""
     return cached_value(
-        "library-counts", lambda: kept_counts(terms or Term.objects.index()), request
+        "library-counts", lambda: kept_counts(terms or Term.objects.public().index()), request
     )
 
 

@@ -179,7 +179,7 @@ class CaseListing:
         """`fixed`: (term facet, slug), the page's own filter, met by every case it lists;
         or `organisation`, the one whose page it is (the filter ("org", its slug))."""
         self.language = content_language(get_language())
-        self.terms = Term.objects.index()
+        self.terms = Term.objects.public().index()
         self.params = request.GET.copy()
         self.path = request.path
         if organisation is not None:

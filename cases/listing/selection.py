@@ -182,7 +182,7 @@ class CaseFilter(django_filters.FilterSet):
     def __init__(self, data=None, queryset=None, *, terms=None, **kwargs):
         """`terms`: the TermIndex (every taxonomy term, loaded once): the valid slugs."""
         super().__init__(data, queryset, **kwargs)
-        self.terms = terms if terms is not None else Term.objects.index()
+        self.terms = terms if terms is not None else Term.objects.public().index()
         for facet in TERM_PARAMS:
             self.filters[facet].extra["choices"] = [
                 (term.slug, term.label_en) for term in self.terms.of(facet)
