@@ -140,7 +140,10 @@ SIMILAR_CASES_MAX_AGE = 600
 
 # The versions of what a case's own pages show besides the library's code: one query, run
 # before the page is made (a write committed in between makes the key older than the page,
-# never newer: the next request makes it again). `writing`: whether this request's own
+# never newer: the next request makes it again). For each source, which cases cite it: the
+# number of citations and a sum of the citing cases' ids' hashes (no sort), or, when drafts
+# are hidden, the number of public cases citing it, as the page counts them (slower for a
+# source that thousands of cases cite). `writing`: whether this request's own
 # transaction has written (nothing it reads is anybody else's yet). The server's start
 # time guards against transaction ids given again after a restored backup.
 CASE_PAGE_SHOWS = """
@@ -167,15 +170,17 @@ SELECT concat_ws(
                WHERE t.id = ANY (SELECT unnest(term_ids) FROM cases_case WHERE id = %(case)s)),
              ''),
     coalesce((SELECT o.id || ':' || o.xmin::text
-                FROM cases_organisation o JOIN cases_case c ON c.organisation_id = o.id
-               WHERE c.id = %(case)s), ''),
-    coalesce((SELECT string_agg(cited.counts, ',' ORDER BY cited.url)
-                FROM (SELECT s.url, (SELECT count(DISTINCT o.case_id) || ':'
-                                            || count(DISTINCT o.case_id)
-                                               FILTER (WHERE c.reviewed_at IS NOT NULL)
-                                       FROM cases_source o JOIN cases_case c ON c.id = o.case_id
-                                      WHERE o.url = s.url) AS counts
-                        FROM cases_source s WHERE s.case_id = %(case)s) AS cited), ''),
+                FROM cases_organisation o
+               WHERE o.id = (SELECT organisation_id FROM cases_case WHERE id = %(case)s)), ''),
+    coalesce((SELECT string_agg(s.url || ' ' || CASE
+                       WHEN %(hide_drafts)s THEN
+                           (SELECT count(DISTINCT o.case_id)::text
+                              FROM cases_source o JOIN cases_case c ON c.id = o.case_id
+                             WHERE o.url = s.url AND c.reviewed_at IS NOT NULL)
+                       ELSE (SELECT count(*) || ':' || sum(hashtext(o.case_id))
+                               FROM cases_source o WHERE o.url = s.url)
+                       END, ',' ORDER BY s.url)
+                FROM cases_source s WHERE s.case_id = %(case)s), ''),
     pg_postmaster_start_time()
 ), pg_current_xact_id_if_assigned() IS NOT NULL
 """
@@ -187,7 +192,8 @@ def _case_version(request, case_id):
 
     def read():
         with connection.cursor() as cursor:
-            cursor.execute(CASE_PAGE_SHOWS, {"case": case_id})
+            hide_drafts = settings.INCIDENTLIB_HIDE_DRAFTS
+            cursor.execute(CASE_PAGE_SHOWS, {"case": case_id, "hide_drafts": hide_drafts})
             return cursor.fetchone()
 
     shown, writing = first_query(read)

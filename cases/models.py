@@ -846,8 +846,10 @@ class Source(models.Model):
             ),
         ]
         indexes = [
-            # /sources/?url=...: every case citing one address.
-            models.Index(fields=["url"], name="source_url_idx"),
+            # /sources/?url=...: every case citing one address; with the case's id, so that a
+            # case page's key (cases/caching.py) reads which cases cite its sources from the
+            # index alone.
+            models.Index(fields=["url"], include=["case"], name="source_url_case_idx"),
         ]
 
     def __str__(self):

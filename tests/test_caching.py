@@ -366,6 +366,13 @@ def test_a_write_to_one_case_makes_again_only_the_pages_that_show_it(neighbours)
     assert "Renamed outage" in text(Client(), "/api/cases/")
     assert "3 cases" in text(Client(), "/taxonomy/severity/medium/")
     assert "2 cases" in text(Client(), "/cases/?severity=high")
+    # A case citing C-1's source changes the count C-1's page shows beside it.
+    assert "cited by 2 cases" in text(Client(), "/cases/C-1")
+    source = {"url": "https://example.com/shared", "kind": "blog", "license": None,
+              "archived": None}  # fmt: skip
+    store(neighbours, plain_case("C-6", sources=[source, source]), name="citing.json")
+    assert "cited by 3 cases" in text(Client(), "/cases/C-1")
+    assert cached_state("/cases/C-2") == "hit"
 
 
 def test_a_new_case_shows_on_the_pages_of_the_cases_it_names_at_once(neighbours, settings):
