@@ -22,6 +22,10 @@ try:
             "SECRET_KEY must be set when DEBUG is off, e.g. to the output of "
             "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
         )
+    if not settings.DATABASE_URL:  # Django's dummy database: every page would be a 500
+        raise ImproperlyConfigured(
+            "DATABASE_URL must be set for the web server, to postgres://USER:PASSWORD@HOST:PORT/NAME"
+        )
 except ImproperlyConfigured as error:
     raise NotConfigured(f"incidentlib is not configured: {error}") from None
 

@@ -48,6 +48,8 @@ def test_the_production_web_server_refuses_to_start_without_a_secret_key():
         ({}, "SECRET_KEY must be set when DEBUG is off, e.g. to the output of python -c"),
         ({"SECRET_KEY": GOOD_KEY, "DEBUG": "maybe"}, "DEBUG must be one of 1/0"),
         ({"SECRET_KEY": GOOD_KEY, "DATABASE_URL": "garbage"}, "DATABASE_URL is not a database"),
+        # Without it every page was a 500 (Django's dummy database).
+        ({"SECRET_KEY": GOOD_KEY, "DATABASE_URL": ""}, "DATABASE_URL must be set"),
     ],
 )
 def test_gunicorn_names_a_missing_or_wrong_setting_in_one_line(env, message):
