@@ -141,9 +141,13 @@ def when_ready(server):
         # one (max_requests, every few minutes under heavy load) takes requests at once
         # instead of loading it again. Kiwi starts no thread of its own, so a fork carries it.
         from cases.listing.korean import analyser
+        from meaning.encoder import model
 
         analyser()
         server.log.info("Korean analyser loaded in the master")
+        # The sentence encoder of searches across languages (meaning/encoder.py), likewise.
+        model()
+        server.log.info("sentence encoder loaded in the master")
         server.log.info("%d templates compiled in the master", compile_templates(server.log))
 
 
@@ -177,7 +181,10 @@ def child_exit(server, worker):
 def post_worker_init(worker):
     """Without preload_app, each worker loads the Korean query analyser before it takes a
     request, so that no reader's first Korean search waits for it (count its memory per
-    worker when sizing WEB_CONCURRENCY then); with it, the master has (when_ready)."""
+    worker when sizing WEB_CONCURRENCY then); with it, the master has (when_ready). The
+    same for the sentence encoder (meaning/encoder.py, about 150 MB)."""
     from cases.listing.korean import analyser
+    from meaning.encoder import model
 
     analyser()
+    model()

@@ -807,7 +807,7 @@ class CaseAdmin(LibraryAdmin):
                     :MAX_ID_MATCHES
                 ]
             )
-        return queryset.filter(Q(id__in=ids) | search.condition(text)), False
+        return queryset.filter(Q(id__in=ids) | search.every_word(text)), False
 
     # Actions on the list -------------------------------------------------------
 

@@ -995,6 +995,12 @@ class LibraryManager(models.Manager):
             generation, changed_at, writing = cursor.fetchone()
         return LibraryState(generation or 0, changed_at, writing)
 
+    def raise_generation(self):
+        """A new generation at once, for a write the database's triggers do not see (a case's
+        sentence vectors, meaning/embedding.py, change what searches find)."""
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT cases_raise_generation()")
+
 
 class Library(models.Model):
     """The library's generation: one row, written by the database only (cases/database.sql).

@@ -121,6 +121,7 @@ INSTALLED_APPS = [
     # The worker (incidentlib/worker.py): jobs kept in PostgreSQL, its tables and admin.
     "procrastinate.contrib.django",
     "cases",
+    "meaning",
 ]
 
 MIDDLEWARE = [
@@ -328,8 +329,9 @@ LOGGING = {
         "django.server": {"level": "WARNING"},
         # django-axes says its version at every start.
         "axes.apps": {"level": "WARNING"},
-        # procrastinate lists its built-in tasks at every start.
+        # procrastinate lists its built-in tasks, and its periodic ones, at every start.
         "procrastinate.blueprints": {"level": "WARNING"},
+        "procrastinate.periodic": {"level": "WARNING"},
     },
 }
 

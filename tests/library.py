@@ -12,6 +12,13 @@ REVIEWED = {"written_by": "session", "reviewed_by": "mina", "reviewed_at": "2026
 DRAFT = {"written_by": "session", "reviewed_by": None, "reviewed_at": None}
 
 
+# What a search adds to a page's queries (the query budgets): whether sentence vectors were
+# written since the process last looked (meaning/nearest.py; a second query reads them when
+# some were), and, for a search of several words, how many cases have each word (one query for
+# every word at once).
+SEARCH_QUERIES = 3
+
+
 def no_text():
     return {"en": None, "ko": None}
 

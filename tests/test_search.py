@@ -24,6 +24,13 @@ def found(client, words, **params):
     return listed_ids(response.content.decode())
 
 
+def ranked(client, words, **params):
+    """The ids a search lists, in the order of relevance."""
+    response = client.get("/cases/", {"q": words, **params})
+    assert response.status_code == 200, response.status_code
+    return listed_ids(response.content.decode())
+
+
 def test_english_words_match_their_inflected_forms(client, tmp_path):
     store(
         tmp_path,
@@ -51,7 +58,8 @@ def test_korean_words_match_inside_inflected_forms_and_compounds(client, tmp_pat
     assert found(client, "포화") == ["K-1"]
     assert found(client, "데이터") == ["K-1"]  # inside the compound 메타데이터
     assert found(client, "네트워크") == ["K-2"]
-    assert found(client, "스토리지 네트워크") == []  # every word must match
+    # Any word finds a case (each has one of the two); none has both, so neither is first.
+    assert found(client, "스토리지 네트워크") == ["K-1", "K-2"]
 
 
 def test_a_single_korean_syllable_matches_only_a_whole_word(client, tmp_path):
@@ -111,9 +119,9 @@ def test_a_latin_word_the_search_leaves_out_keeps_its_particle(client, tmp_path)
     assert found(client, "it의") == ["W-1"]
     assert found(client, "ON이") == ["W-2"]
     assert found(client, "OR가") == ["W-3"]
-    assert found(client, "OR가 멈췄다") == ["W-3"]
+    assert ranked(client, "OR가 멈췄다")[0] == "W-3"  # the one with both words first
     assert found(client, "CAN의") == ["W-4"]
-    assert found(client, "IT의 NFS의") == []  # both words: no case has both
+    assert found(client, "IT의 NFS의") == ["W-1"]  # either word: no case has NFS
     # Each word on its own: a word searched as typed leaves the others' stems alone.
     store(
         tmp_path,
@@ -148,9 +156,12 @@ def test_words_are_searched_as_typed_on_any_keyboard(client, tmp_path):
     assert found(client, "“metadata service”") == ["T-1"]
     assert found(client, "„metadata service“") == ["T-1"]
     # A no-break space (macOS's Option-Space) between words is a space: two words, not one.
-    assert found(client, "lost\u00a0metadata") == ["T-2"] == found(client, "lost metadata")
-    assert found(client, "잃었다\u202f메타데이터") == ["T-2"]
-    assert found(client, "lost\u2028metadata") == ["T-2"] == found(client, "lost\u0085metadata")
+    # (T-2 has both words, so it comes first; T-1 has one of them.)
+    assert ranked(client, "lost\u00a0metadata") == ["T-2", "T-1"]
+    assert ranked(client, "lost metadata") == ["T-2", "T-1"]
+    assert ranked(client, "잃었다\u202f메타데이터") == ["T-2", "T-1"]
+    assert ranked(client, "lost\u2028metadata") == ["T-2", "T-1"]
+    assert ranked(client, "lost\u0085metadata") == ["T-2", "T-1"]
     html = client.get("/cases/", {"q": "ＮＦＳ\u3000metadata"}).content.decode()
     assert "NFS metadata" in html  # the chip says what was searched for
     diagnosed = client.get("/diagnose/", {"q": "ＮＦＳ"}).content.decode()
@@ -175,7 +186,8 @@ def test_or_between_words_finds_either(client, tmp_path):
     assert found(client, "certificate or disk") == ["O-1", "O-2"]
     assert found(client, "certificate | disk") == ["O-1", "O-2"]  # PostgreSQL's own "or"
     assert found(client, "certificate|disk") == ["O-1", "O-2"]
-    assert found(client, "certificate disk") == []  # both words: neither case has both
+    # Without `or`, either word still finds a case (neither has both).
+    assert found(client, "certificate disk") == ["O-1", "O-2"]
 
 
 def test_a_search_of_only_common_words_says_so_in_the_readers_language(client, tmp_path):
@@ -274,7 +286,7 @@ def test_words_that_are_only_stop_words_or_operators_find_nothing_without_error(
 def test_search_is_answered_by_the_gin_index(seeded):
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
-    for words in ["timeouts", "스토리지", '"metadata service" -nfs']:
+    for words in ["timeouts", "스토리지", '"metadata service" -nfs', "timeouts storage -nfs"]:
         plan = search.matching(Case.objects.order_by(), words).explain()
         assert "case_search_idx" in plan, plan
 
@@ -426,3 +438,88 @@ def test_a_snippets_passages_are_whole_words_marked_where_they_cut(client, words
         assert cut_before == (first > 0 and text[first - 1] != "\n"), (case_id, shown)
         ends = last == len(text) or text[last] == "\n" or passages[-1][-1] in ".!?"
         assert cut_after == (not ends), (case_id, shown)
+
+
+def test_a_description_in_a_readers_own_words_finds_its_case_first(client, tmp_path):
+    """Not every word of a description is in the case it describes: any meaningful word finds
+    a case, and the cases sharing the most (and the rarest) come first."""
+    store(
+        tmp_path,
+        plain_case(
+            "L-1",
+            summary={
+                "en": "A memory leak in the cache process slowed requests until clients timed out.",
+                "ko": "캐시 프로세스의 메모리 누수로 요청이 느려져 클라이언트가 타임아웃됐다.",
+            },
+        ),
+        plain_case(
+            "L-2",
+            summary={
+                "en": "A certificate expired and handshakes failed.",
+                "ko": "인증서가 만료되어 핸드셰이크가 실패했다.",
+            },
+        ),
+        plain_case(
+            "L-3",
+            summary={
+                "en": "The DNS resolver ran out of memory.",
+                "ko": "DNS 리졸버의 메모리가 부족했다.",
+            },
+        ),
+    )
+    assert ranked(client, "memory leak caused timeouts in our api gateway")[0] == "L-1"
+    assert ranked(client, "메모리 누수 때문에 요청이 계속 타임아웃 남")[0] == "L-1"
+    assert ranked(client, "pods OOM killed because the resolver used all its memory")[0] == "L-3"
+    assert ranked(client, "tls handshake errors after the cert expired")[0] == "L-2"
+    html = client.get("/cases/", {"q": "why did the certificate expire on us"}).content.decode()
+    assert "No case matches" not in html and listed_ids(html) == ["L-2"]
+
+
+def test_cases_having_every_word_come_before_better_partial_matches(client, tmp_path):
+    store(
+        tmp_path,
+        plain_case(
+            "E-1",
+            date="2020-01-01",
+            lessons={"en": "Zanzibar met a quokka.", "ko": None},
+        ),
+        plain_case(
+            "E-2",
+            date="2025-01-01",
+            title={"en": "Zanzibar, zanzibar and zanzibar", "ko": None},
+            summary={"en": "Zanzibar again, zanzibar everywhere.", "ko": None},
+        ),
+    )
+    assert ranked(client, "zanzibar quokka") == ["E-1", "E-2"]
+    assert ranked(client, "zanzibar") == ["E-2", "E-1"]  # one word: the better match first
+
+
+def test_a_common_word_beside_rarer_ones_finds_no_case_of_its_own(client, tmp_path, monkeypatch):
+    """A word in more than COMMON cases only weighs in the order when rarer words are
+    searched beside it; alone, or with only common words, it finds its cases."""
+    monkeypatch.setattr(search, "COMMON", 2)
+    store(
+        tmp_path,
+        plain_case("C-1", date="2021-01-01", summary={"en": "The service broke.", "ko": None}),
+        plain_case("C-2", date="2022-01-01", summary={"en": "The service stalled.", "ko": None}),
+        plain_case("C-3", date="2023-01-01", summary={"en": "A zanzibar service.", "ko": None}),
+    )
+    assert found(client, "service zanzibar") == ["C-3"]
+    assert found(client, "service") == ["C-3", "C-2", "C-1"]
+    # "incident" is in every title: two common words find the cases having either.
+    assert found(client, "service incident") == ["C-3", "C-2", "C-1"]
+
+
+def test_a_long_search_counts_its_words_cases_in_one_query(
+    client, tmp_path, django_assert_max_num_queries
+):
+    store(tmp_path, plain_case("Q-1", summary={"en": "The disk filled up.", "ko": None}))
+    client.get("/cases/", {"q": "disk full"})  # the taxonomy, the library's state: cached
+    with django_assert_max_num_queries(20) as short:
+        client.get("/cases/", {"q": "disk full", "page": 1})
+    with django_assert_max_num_queries(20) as long:
+        client.get(
+            "/cases/",
+            {"q": "disk full of logs after retries wrote errors for hours without rotation"},
+        )
+    assert len(long.captured_queries) == len(short.captured_queries)

@@ -2,12 +2,11 @@
 like that, how they were noticed, why they happened and what fixed them.
 
 The reader picks symptoms, and optionally components and domains, and may add free words.
-The matching cases are those having any chosen term (with no term chosen, those matching any
-of the words). Each scores the sum of the weights of the chosen terms it has: a term's
-inverse document frequency, ln(N / cases having it), times its facet's weight (symptoms
-weigh most). So a case sharing two rare symptoms ranks above one sharing a common one. Cases
-of equal score are ordered by how many of the free words they match (each word searched as
-/cases/ searches it, with the GIN index), then newest first, then by id.
+The matching cases are those having any chosen term (with no term chosen, those the words
+find as /cases/ finds them). They are in the library's one ranking (cases/ranking.py): the
+sum of the weights of the chosen terms each has (a term's rarity times its facet's weight:
+symptoms weigh most, so a case sharing two rare symptoms ranks above one sharing a common
+one), plus the words' BM25-like score, then newest first, then by id.
 
 Above the results, the root causes and the kinds of fix (of the remediation steps) most
 frequent among the matches, with counts; each links to this page narrowed to it
@@ -28,22 +27,21 @@ from functools import cached_property
 from django import forms
 from django.conf import settings
 from django.db import connection
-from django.db.models import Case as DbCase
-from django.db.models import F, FloatField, IntegerField, Prefetch, Q, Value, When
+from django.db.models import F, Prefetch
 from django.http import QueryDict
 from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from cases import translations
+from cases import ranking, translations
 from cases.languages import content_language
 from cases.listing import search
 from cases.listing.selection import NOT_A_CHOICE, OneValueEachForm
 from cases.models import Case, CaseTerm, Facet, RemediationStep
 
-# How much a chosen term of each facet counts, times its inverse document frequency.
-FACET_WEIGHTS = {Facet.SYMPTOMS: 2.0, Facet.COMPONENTS: 1.0, Facet.DOMAIN: 0.5}
-FORM_FACETS = tuple(FACET_WEIGHTS)
+# The facets of the form; a chosen term counts as the library's one ranking says
+# (cases/ranking.py).
+FORM_FACETS = (Facet.SYMPTOMS, Facet.COMPONENTS, Facet.DOMAIN)
 # Free words read, at most (each is one indexed search).
 MAX_WORDS = 8
 WORD = re.compile(r"\w[\w.'-]*")
@@ -107,7 +105,6 @@ class DiagnoseForm(OneValueEachForm):
 class Result:
     case: Case
     score: float
-    words_matched: int
     shared_symptoms: list
     # The translation states of the texts a result shows (title, detection, remediation).
     translation_states: dict
@@ -193,7 +190,7 @@ class Diagnosis:
         weights = {}
         for term in chosen:
             cases, size = having.get(term.id, (0, 0))
-            weights[term.id] = FACET_WEIGHTS[term.facet] * math.log((size + 1) / (cases + 1))
+            weights[term.id] = ranking.FACET_WEIGHTS[term.facet] * ranking.idf(cases, size)
         return weights
 
     def _matches(self):
@@ -201,9 +198,7 @@ class Diagnosis:
         if self.chosen:
             cases = cases.filter(term_ids__overlap=[term.id for term in self.chosen])
         else:
-            cases = cases.filter(
-                Q(*[search.condition(word) for word in self.form.words], _connector=Q.OR)
-            )
+            cases = cases.filter(self.search.condition())
         for facet in SUMMARY_FACETS:
             term = self.chosen_in(facet)
             if term:
@@ -226,37 +221,20 @@ class Diagnosis:
             )
             return dict(cursor.fetchall())
 
+    @cached_property
+    def search(self):
+        """The Search of the free words (any of them finds a case), or None."""
+        return search.Search(" ".join(self.form.words)) if self.form.words else None
+
     def _ranked(self, matches):
-        score = sum(
-            (
-                DbCase(
-                    When(term_ids__contains=[term_id], then=Value(weight)),
-                    default=Value(0.0),
-                    output_field=FloatField(),
-                )
-                for term_id, weight in self.weights.items()
-            ),
-            Value(0.0, output_field=FloatField()),
-        )
-        words = sum(
-            (
-                DbCase(
-                    When(
-                        id__in=Case.objects.filter(search.condition(word)).values("id"),
-                        then=Value(1),
-                    ),
-                    default=Value(0),
-                    output_field=IntegerField(),
-                )
-                for word in self.form.words
-            ),
-            Value(0, output_field=IntegerField()),
-        )
+        """The matches in the library's one ranking (cases/ranking.py): the chosen terms
+        they have, and the free words."""
+        score = ranking.term_score(self.weights)
+        if self.search:
+            score = score + self.search.score()
         # A constant (no term, no word) cannot be an ORDER BY term: it is left out.
-        order = [F("score").desc()] if self.weights else []
-        if self.form.words:
-            order.append(F("words_matched").desc())
-        return matches.annotate(score=score, words_matched=words).order_by(*order, "-date", "id")
+        order = [F("score").desc()] if self.weights or self.search else []
+        return matches.annotate(score=score).order_by(*order, "-date", "id")
 
     def load(self):
         """Run the queries; False for a page past the last."""
@@ -295,7 +273,6 @@ class Diagnosis:
             Result(
                 case=case,
                 score=case.score,
-                words_matched=case.words_matched,
                 shared_symptoms=[t for t in chosen_symptoms if t.id in set(case.term_ids)],
                 translation_states=translations.case_states(
                     case, fields=SHOWN_TEXTS, lists=[translations.REMEDIATION]

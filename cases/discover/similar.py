@@ -6,7 +6,7 @@ The terms are its tags, its root cause and the kinds of fix of its remediation s
 `term_ids`). How informative a term is: its inverse document frequency, ln(N / cases having it), as
 PostgreSQL's statistics of the `term_ids` column estimate it (one catalog read, however large
 the library; without statistics, every term weighs the same), times a weight for its facet
-(severity says little about what happened, and is left out). Reading
+(the library's one ranking, cases/ranking.py; severity is left out). Reading
 every case that shares some term would read most of the library (a common symptom is in
 half of it), so the candidates are the cases holding the case's three most informative terms
 (the GIN index on `term_ids` intersects their lists); when fewer than SHORTLIST do, those
@@ -28,16 +28,8 @@ from dataclasses import dataclass
 from django.db import connection
 
 from cases.models import Case, Facet
+from cases.ranking import FACET_WEIGHTS
 
-# How much a shared term of each facet counts, times its inverse document frequency.
-FACET_WEIGHTS = {
-    Facet.SYMPTOMS: 1.5,
-    Facet.ROOT_CAUSE: 1.2,
-    Facet.FIX: 1.0,
-    Facet.COMPONENTS: 1.0,
-    Facet.CONTRIBUTING: 0.8,
-    Facet.DOMAIN: 0.6,
-}
 # What one word shared by the titles and summaries adds to the score.
 WORD_WEIGHT = 0.05
 SHORTLIST = 40

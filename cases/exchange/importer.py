@@ -63,6 +63,7 @@ from cases.models import (
     Term,
     recurrence_loops,
 )
+from cases.signals import cases_written
 
 FACET_FIELDS = [Facet.SEVERITY, Facet.ROOT_CAUSE, *LIST_FACETS]
 # The top-level field of a problem's path ("related" of "related[2]", "title" of "title.en").
@@ -227,6 +228,9 @@ class CaseImport:
             self.check()
             if self.result.ok:
                 self._write_or_refuse(dry_run=dry_run)
+            written = [*self.result.created, *self.result.updated]
+            if self.result.ok and not dry_run and written:
+                cases_written.send(Case, ids=written)
         if self.result.ok:
             self.refresh_statistics(dry_run=dry_run)
         return self.result

@@ -128,7 +128,7 @@ class ListingQuery:
             )
         self.cases = list(self.page.object_list)
         if self.search_text and self.cases:
-            search.add_snippets(self.cases, self.search_text, language)
+            search.add_snippets(self.cases, self.filterset.search, language)
         self.cases_without = dict(self.facets.without)
         if not paginator.count:
             self._count_without_other_filters()

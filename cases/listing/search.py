@@ -19,20 +19,33 @@ the vector answers `search_vector @@ query`.
 
 import re
 import unicodedata
+from functools import cached_property
 
 from django import forms
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
 from django.db import connection
-from django.db.models import BooleanField, ExpressionWrapper, F, Func, Q, TextField, Value, When
+from django.db.models import (
+    BooleanField,
+    ExpressionWrapper,
+    F,
+    FloatField,
+    Func,
+    Q,
+    TextField,
+    Value,
+    When,
+)
 from django.db.models import Case as DbCase
 from django.db.models.expressions import RawSQL
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
+from cases import ranking
 from cases.languages import HANGUL, LocalizedText
 from cases.listing import korean
 from cases.models import Case
 from cases.patterns import any_case_id
+from meaning import nearest
 
 MAX_QUERY_LENGTH = 200
 # Matches up to which a search is ordered by rank (see by_relevance).
@@ -180,6 +193,58 @@ class LibraryQuery(SearchQuery):
         return f"({sql})::tsquery", params
 
 
+# A unit of the reader's words (units): a quoted phrase, with a minus before it or not, or a
+# run of characters up to a space.
+UNIT = re.compile(r'-?"[^"]*"?|[^\s"]+')
+
+
+def units(text):
+    """(wanted, excluded): the reader's words as the parts a loose search weighs one by one,
+    each a piece of the text that `websearch_to_tsquery` reads as it reads the whole.
+
+    A quoted phrase is one unit; words joined by `or` (or `|`) are one unit (either of them);
+    a word or phrase with a minus before it is excluded (every case shown lacks it)."""
+    parts = text.split('"')
+    parts[::2] = [re.sub(r"\s*\|+\s*", " or ", part) for part in parts[::2]]
+    wanted, excluded, joining = [], [], False
+    for unit in UNIT.findall('"'.join(parts)):
+        if unit.lower() == "or":
+            joining = bool(wanted)
+            continue
+        if unit.startswith("-") and len(unit) > 1:
+            excluded.append(unit)
+        elif joining:
+            wanted[-1] = f"{wanted[-1]} or {unit}"
+        else:
+            wanted.append(unit)
+        joining = False
+    return wanted, excluded
+
+
+class AnyOfQuery(SearchQuery):
+    """Any of several units' queries (LibraryQuery each), with none of the excluded ones:
+    `(q1 || q2 || ...) && !!e1 && ...`, as PostgreSQL combines tsqueries."""
+
+    def __init__(self, wanted, excluded=()):
+        self.wanted = [LibraryQuery(unit) for unit in wanted]
+        self.excluded = [LibraryQuery(unit) for unit in excluded]
+        super().__init__(" ".join([*wanted, *excluded]), config="english")
+
+    def as_sql(self, compiler, connection, function=None, template=None):
+        sql, params = [], []
+        for query in self.wanted:
+            part_sql, part_params = query.as_sql(compiler, connection)
+            sql.append(part_sql)
+            params += part_params
+        combined = f"({' || '.join(sql)})"
+        for query in self.excluded:
+            # An excluded unit reads as websearch reads `-word`: `!'word'`.
+            part_sql, part_params = query.as_sql(compiler, connection)
+            combined = f"({combined} && {part_sql})"
+            params += part_params
+        return combined, params
+
+
 def unsearchable(text):
     """Why the text matches nothing whatever the library holds, or None: "punctuation" (not
     a letter or digit in it: `%`, `--`), "common" (only words too common to be in any search
@@ -199,37 +264,205 @@ def case_id_in(text):
     return any_case_id(text)
 
 
+# A unit found in more cases than this is common: with rarer units beside it, it only weighs in
+# the order and finds no case of its own (a word in half the library would otherwise make every
+# long search read half the library). With no rarer unit, the common ones find the cases.
+COMMON = 1000
+# Units weighed one by one, at most (the rest are still part of the all-words match).
+MAX_UNITS = 16
+# How much a title match weighs beside the rest of a case, ts_rank's weights D, C, B, A.
+WEIGHTS = [0.1, 0.2, 0.4, 1.0]
+# What a case found by meaning scores, times its similarity (meaning/nearest.py).
+MEANING_WEIGHT = 4.0
+
+
+class Search:
+    """One search of the library: what it finds and in which order (the library's one
+    ranking, cases/ranking.py, weighs its units).
+
+    A case is found when it has any wanted unit (a word, a quoted phrase, words joined by
+    `or`; units()) and none of the excluded ones, so that a description in a reader's own
+    words finds the cases sharing its meaningful words; or when the texts it lacks in the
+    search's language are among the nearest in meaning to the words (meaning/nearest.py: a
+    Korean search finds a case not yet translated), unless the search is precise (a quoted
+    phrase, `or`). The cases having every unit (what
+    `websearch_to_tsquery` finds for the whole text: LibraryQuery) come first; then the
+    score, a BM25-like sum over the units of their rarity in the library (inverse document
+    frequency) times how well the case has them (ts_rank: the title weighs most, repeats add
+    less and less). How many cases have a unit is counted through the GIN index, stopping
+    past COMMON: one query for every unit at once, made only for a search of several units.
+    """
+
+    def __init__(self, text):
+        self.text = text
+        wanted, self.excluded = units(text)
+        self.wanted = wanted[:MAX_UNITS]
+
+    @cached_property
+    def every_unit(self):
+        """The query of the whole text: every unit, none of the excluded ones."""
+        return LibraryQuery(self.text)
+
+    @property
+    def several(self):
+        return len(self.wanted) > 1
+
+    @property
+    def precise(self):
+        return '"' in self.text or any(" or " in unit for unit in self.wanted)
+
+    @cached_property
+    def meaning(self):
+        """{case id: similarity} of the cases found by meaning."""
+        if self.precise or not self.wanted:
+            return {}
+        return dict(nearest.nearest(" ".join(self.wanted)))
+
+    def found_through(self, case_id):
+        """The language of the texts through which the search found a case by meaning alone
+        (their translation is missing), or None."""
+        if case_id in self.meaning:
+            return "en" if nearest.searched_language(self.text) == "ko" else "ko"
+        return None
+
+    @cached_property
+    def frequencies(self):
+        """(library size, [how many cases have each wanted unit, counted up to COMMON + 1])."""
+        if not self.several:
+            return 1, [1] * len(self.wanted)
+        table = Case._meta.db_table
+        counts, params = [], []
+        for unit in self.wanted:
+            sql, unit_params = LibraryQuery(unit).as_sql(None, connection)
+            counts.append(
+                f"(SELECT count(*) FROM (SELECT 1 FROM {table} WHERE search_vector @@ {sql}"
+                f" LIMIT {COMMON + 1}) AS unit)"
+            )
+            params += unit_params
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"""SELECT GREATEST(
+                        (SELECT reltuples FROM pg_class WHERE oid = %s::regclass),
+                        (SELECT count(*) FROM (SELECT 1 FROM {table} LIMIT {COMMON * 10}) AS c)
+                    ), {", ".join(counts)}""",
+                [table, *params],
+            )
+            size, *found = cursor.fetchone()
+        return max(int(size), *found, 1), found
+
+    @cached_property
+    def finding(self):
+        """The units that find cases: the rare ones, or every unit that some case has when
+        all are common."""
+        _, found = self.frequencies
+        present = [unit for unit, count in zip(self.wanted, found, strict=True) if count]
+        rare = [u for u, count in zip(self.wanted, found, strict=True) if 0 < count <= COMMON]
+        return rare or present or self.wanted
+
+    def query(self):
+        """The tsquery a case found matches (GIN-indexed)."""
+        if not self.several:
+            return self.every_unit
+        return AnyOfQuery(self.finding, self.excluded)
+
+    def highlighted(self):
+        """The tsquery whose words a snippet marks: any wanted unit."""
+        return AnyOfQuery(self.wanted) if self.several else self.every_unit
+
+    def condition(self):
+        found = Q(search_vector=self.query())
+        if self.meaning:
+            by_meaning = Q(pk__in=list(self.meaning))
+            for unit in self.excluded:
+                by_meaning &= Q(search_vector=LibraryQuery(unit))
+            found |= by_meaning
+        return found
+
+    def meaning_score(self):
+        return DbCase(
+            *[When(pk=pk, then=Value(MEANING_WEIGHT * s)) for pk, s in self.meaning.items()],
+            default=Value(0.0),
+            output_field=FloatField(),
+        )
+
+    def score(self):
+        """The BM25-like score of a case (see the class), and its similarity in meaning."""
+        words = self.words_score()
+        return words + self.meaning_score() if self.meaning else words
+
+    def words_score(self):
+        if not self.several:
+            return SearchRank(F("search_vector"), self.every_unit, weights=WEIGHTS)
+        size, found = self.frequencies
+        return sum(
+            (
+                SearchRank(F("search_vector"), LibraryQuery(unit), weights=WEIGHTS)
+                * Value(ranking.idf(count, size))
+                for unit, count in zip(self.wanted, found, strict=True)
+                if count
+            ),
+            Value(0.0, output_field=FloatField()),
+        )
+
+    def ordered(self, cases):
+        """The cases in order of relevance.
+
+        With at most RANK_ALL cases found in the library, those having every unit first, then
+        by score, then the newest. Beyond that (common words alone), scoring would read every
+        case found whole; the order is then the title matches first (their own small, indexed
+        vector), each group newest first. Which of the two applies is found by one count that
+        stops at RANK_ALL + 1."""
+        matches = Case.objects.filter(self.condition()).order_by().values("id")[: RANK_ALL + 1]
+        matches_sql, params = matches.query.sql_with_params()
+        few = RawSQL(
+            f"(SELECT count(*) <= %s FROM ({matches_sql}) AS matches)",
+            [RANK_ALL, *params],
+            output_field=BooleanField(),
+        )
+        every = Q(search_vector=self.every_unit) if self.several else Q(pk__isnull=False)
+        return cases.annotate(
+            every_unit=DbCase(When(few, then=ExpressionWrapper(every, BooleanField()))),
+            rank=DbCase(
+                When(few, then=self.score()),
+                default=self.meaning_score() if self.meaning else None,
+            ),
+            title_match=ExpressionWrapper(
+                Q(title_vector=self.every_unit if not self.several else self.highlighted()),
+                output_field=BooleanField(),
+            ),
+        ).order_by(
+            F("every_unit").desc(nulls_last=True),
+            F("rank").desc(nulls_last=True),
+            F("title_match").desc(),
+            "-date",
+            "id",
+        )
+
+
+def as_search(text):
+    """The Search of a text (or the Search given: a page makes one, and counts once)."""
+    return text if isinstance(text, Search) else Search(text)
+
+
 def condition(text):
-    """The condition a case whose search vector matches the text meets."""
+    """The condition a case found by the text meets (Search)."""
+    return as_search(text).condition()
+
+
+def every_word(text):
+    """The condition of a case having every word of the text (web search syntax), as an
+    exact search of the admin's asks."""
     return Q(search_vector=LibraryQuery(text))
 
 
 def matching(cases, text):
-    """The cases whose search vector matches the text (the GIN index answers it)."""
+    """The cases found by the text (the GIN index answers it)."""
     return cases.filter(condition(text))
 
 
 def by_relevance(cases, text):
-    """The cases in order of relevance to the text.
-
-    With at most RANK_ALL matches in the library, by rank: title matches weigh most
-    (weights A > B > C > D of the vector), then the newest. Beyond that (a word most cases
-    hold), ranking would read every matching case's whole vector; the order is then the title
-    matches first (their own small, indexed vector), each group newest first. Which of the two
-    applies is found by one count that stops at RANK_ALL + 1.
-    """
-    query = LibraryQuery(text)
-    matches = Case.objects.filter(condition(text)).order_by().values("id")[: RANK_ALL + 1]
-    matches_sql, params = matches.query.sql_with_params()
-    few = RawSQL(
-        f"(SELECT count(*) <= %s FROM ({matches_sql}) AS matches)",
-        [RANK_ALL, *params],
-        output_field=BooleanField(),
-    )
-    return cases.annotate(
-        rank=DbCase(When(few, then=SearchRank(F("search_vector"), query)), default=None),
-        title_match=ExpressionWrapper(Q(title_vector=query), output_field=BooleanField()),
-    ).order_by(F("rank").desc(nulls_last=True), F("title_match").desc(), "-date", "id")
+    """The cases in order of relevance to the text (Search.ordered)."""
+    return as_search(text).ordered(cases)
 
 
 def _joined_texts(language):
@@ -244,7 +477,7 @@ def with_snippets(cases, text, languages):
         **{
             f"snippet_{language}": SearchHeadline(
                 _joined_texts(language),
-                LibraryQuery(text),
+                as_search(text).highlighted(),
                 config=configs[language],
                 start_sel=MATCH_START,
                 stop_sel=MATCH_END,
@@ -261,6 +494,7 @@ def with_snippets(cases, text, languages):
 def add_snippets(cases, text, language):
     """Give each case of one page its `snippet` (cases/listing/query.py): one query that
     highlights only those cases, in both languages (words of either may be what matched)."""
+    text = as_search(text)
     headlines = {
         row["id"]: row
         for row in with_snippets(
@@ -275,6 +509,8 @@ def add_snippets(cases, text, language):
         case.snippet_en = as_read(row.get("snippet_en"), row.get("text_en"))
         case.snippet_ko = as_read(row.get("snippet_ko"), row.get("text_ko"))
         case.snippet = pick_snippet(case, language)
+        words_found = has_match(case.snippet_en) or has_match(case.snippet_ko)
+        case.found_through = None if words_found else text.found_through(case.id)
 
 
 def as_read(headline, text):

@@ -22,6 +22,8 @@ conditions, one per parameter, because facet counts (cases/listing/counts.py) ne
 without each of them in turn; the others too are conditions, for the empty state's counts.
 """
 
+from functools import cached_property
+
 import django_filters
 from django import forms
 from django.core.exceptions import ValidationError
@@ -192,6 +194,11 @@ class CaseFilter(django_filters.FilterSet):
     def search_text(self):
         return self.form.cleaned_data.get("q") or ""
 
+    @cached_property
+    def search(self):
+        """The Search of `q` (made once: it counts its words' cases once), or None."""
+        return search.Search(self.search_text) if self.search_text else None
+
     @property
     def organisation_names(self):
         """{slug: name} of the organisations `org` names (read when it was checked)."""
@@ -232,7 +239,7 @@ class CaseFilter(django_filters.FilterSet):
         selection = self.selection()
         conditions = {}
         if self.search_text:
-            conditions["q"] = search.condition(self.search_text)
+            conditions["q"] = self.search.condition()
         if "year_from" in selection:
             conditions["year_from"] = Q(date__year__gte=selection["year_from"])
         if "year_to" in selection:
@@ -263,7 +270,7 @@ class CaseFilter(django_filters.FilterSet):
         if self.sort_order == "changed":
             return cases.order_by("-changed_at", "id")
         if self.sort_order == "relevance":
-            return search.by_relevance(cases, self.search_text)
+            return self.search.ordered(cases)
         if self.sort_order == "updated":
             return cases.order_by("-updated_at", "id")
         return cases.order_by("-date", "id")

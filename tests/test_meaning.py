@@ -1,0 +1,106 @@
+"""Search across languages: a case's texts that lack a translation are found by meaning
+(meaning/), through vectors the worker makes after the write."""
+
+import pytest
+
+from meaning.embedding import lacking, stale
+from meaning.models import CaseMeaning
+
+from .conftest import run_worker
+from .library import listed_ids, no_text, plain_case, store
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+RETRIES = {
+    "en": "Retries after each timeout wrote so many log lines that the disk filled up and the "
+    "database stopped accepting writes.",
+    "ko": None,
+}
+
+
+def english_only(case_id, **changes):
+    return plain_case(
+        case_id,
+        title={"en": "Retry storm filled the log disk", "ko": None},
+        summary=RETRIES,
+        **changes,
+    )
+
+
+def ranked(client, words):
+    response = client.get("/cases/", {"q": words})
+    assert response.status_code == 200, response.status_code
+    return response.content.decode()
+
+
+def test_a_korean_search_finds_a_case_with_no_korean_text_after_the_workers_pass(client, tmp_path):
+    store(
+        tmp_path,
+        english_only("M-1"),
+        plain_case(
+            "M-2",
+            title={"en": "A certificate expired", "ko": "인증서 만료"},
+            summary={"en": "TLS handshakes failed.", "ko": "TLS 핸드셰이크가 실패했다."},
+        ),
+    )
+    query = "재시도 때문에 로그가 디스크를 가득 채움"
+    # By words at once: an English search finds it before any vector is made.
+    assert listed_ids(ranked(client, "retries filled the disk"))[0] == "M-1"
+    assert "M-1" not in listed_ids(ranked(client, query))
+    assert stale().count() == 2
+    run_worker()
+    assert stale().count() == 0
+    html = ranked(client, query)
+    assert listed_ids(html)[0] == "M-1"
+    assert "Found through its English text" in html
+    korean = client.get("/cases/", {"q": query, "lang": "ko"}).content.decode()
+    assert "영어 본문으로 찾았습니다" in korean
+    # A precise search (a quoted phrase) finds by its words alone.
+    assert "M-1" not in listed_ids(ranked(client, '"로그 디스크"'))
+
+
+def test_a_part_the_korean_text_lacks_is_found_through_its_english(client, tmp_path):
+    store(
+        tmp_path,
+        plain_case(
+            "P-1",
+            title={"en": "Queue backlog", "ko": "큐 적체"},
+            summary={"en": "The queue backed up.", "ko": "큐가 밀렸다."},
+            lessons={"en": "Alert on certificate expiry thirty days ahead.", "ko": None},
+        ),
+        plain_case("P-2"),
+    )
+    run_worker()
+    assert CaseMeaning.objects.get(case_id="P-1", language="en").vector is not None
+    # A case translated whole has nothing to find through the other language.
+    assert CaseMeaning.objects.get(case_id="P-2", language="en").vector is None
+    assert listed_ids(ranked(client, "인증서 만료 알림을 미리 받기"))[0] == "P-1"
+
+
+def test_a_vector_is_made_again_after_the_case_changes(client, tmp_path):
+    store(tmp_path, english_only("V-1"))
+    run_worker()
+    made = CaseMeaning.objects.get(case_id="V-1", language="en")
+    store(tmp_path, english_only("V-1", lessons={"en": "Rotate logs by size.", "ko": None}))
+    assert list(stale().values_list("id", flat=True)) == ["V-1"]
+    run_worker()
+    again = CaseMeaning.objects.get(case_id="V-1", language="en")
+    assert again.generation > made.generation and bytes(again.vector) != bytes(made.vector)
+
+
+def test_the_texts_lacking_a_translation_are_what_is_embedded(tmp_path):
+    from cases.models import Case
+
+    store(
+        tmp_path,
+        plain_case(
+            "T-1",
+            summary={"en": "English summary.", "ko": "한국어 요약."},
+            lessons={"en": "English lessons.", "ko": None},
+            detection={"en": None, "ko": "한국어로만 쓴 탐지."},
+            trigger=no_text(),
+        ),
+    )
+    case = Case.objects.get(id="T-1")
+    assert lacking(case, "en") == "English lessons."
+    assert lacking(case, "ko") == "한국어로만 쓴 탐지."
