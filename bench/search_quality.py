@@ -107,7 +107,7 @@ def load_queries(cases=None):
 
 def load_corpus(stdout=None):
     """Load the taxonomy and import the corpus into the current database (Django set up),
-    then ANALYZE, as a fresh library would be after an import. What the commands say goes
+    then ANALYZE, as a fresh library would be after an import, and the worker's pass. What the commands say goes
     to `stdout` (a file-like object), or nowhere."""
     from django.core.management import call_command
     from django.db import connection
@@ -119,6 +119,11 @@ def load_corpus(stdout=None):
     )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
+    # What the worker does after an import (meaning/tasks.py): the sentence vectors of the
+    # texts that lack a translation, which searches across languages compare.
+    from meaning.embedding import embed_stale
+
+    embed_stale()
 
 
 # --- the systems ----------------------------------------------------------------------------
