@@ -107,8 +107,8 @@ def load_queries(cases=None):
 
 def load_corpus(stdout=None):
     """Load the taxonomy and import the corpus into the current database (Django set up),
-    then ANALYZE, as a fresh library would be after an import, and the worker's pass. What the commands say goes
-    to `stdout` (a file-like object), or nowhere."""
+    then ANALYZE, as a fresh library would be after an import, and the worker's pass. What
+    the commands say goes to `stdout` (a file-like object), or nowhere."""
     from django.core.management import call_command
     from django.db import connection
 
