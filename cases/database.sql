@@ -1,11 +1,12 @@
 -- What the database keeps up to date by itself, whatever writes the library (the import, the
 -- admin, a review, plain SQL): each case's search vector and term ids, and the library's
 -- generation, and the facet counts over the whole library. The current version of every
--- function and trigger is here and only here; the latest migration that changes it applies
--- this file (0018, with 0007's `apply_current_database_sql`; earlier ones apply a frozen copy,
--- 0007_database.sql, 0014_database.sql or 0015_database.sql, so that they never read a column
--- or table not yet made), and tests/test_database_sql.py compares it with what the database runs. A change to
--- this file comes with a migration that applies it.
+-- function and trigger is here and only here; 0018 applied this file (with 0007's
+-- `apply_current_database_sql`; earlier ones apply a frozen copy, 0007_database.sql,
+-- 0014_database.sql or 0015_database.sql, so that they never read a column or table not yet
+-- made), and tests/test_database_sql.py compares it with what the database runs. A change to
+-- this file comes with a new migration that carries the SQL it changes, as text of its own
+-- (0024_once_reviewed.py), never reading this file.
 --
 -- A transaction that writes whole cases, lists included (the import), sets
 -- `incidentlib.bulk_write` to `on` for itself: the list triggers then leave the case rows
@@ -155,6 +156,12 @@ BEGIN
             cases_korean_tsvector(steps_ko));
     END IF;
     NEW.term_ids := cases_case_term_ids(NEW);
+    -- Whether the public may have seen the case (drafts hidden or not): it is or was reviewed,
+    -- or it is made again under the id of a deleted case that was (see "Deleted cases").
+    NEW.once_reviewed := NEW.reviewed_at IS NOT NULL
+        OR (TG_OP = 'UPDATE' AND OLD.once_reviewed)
+        OR (TG_OP = 'INSERT' AND EXISTS (
+            SELECT 1 FROM cases_deletedcase WHERE case_id = NEW.id AND once_reviewed));
     RETURN NEW;
 END
 $$;
@@ -313,14 +320,17 @@ $$;
 -- before the deletion is never later), so that a copy kept in sync learns of it
 -- (/api/cases/deleted/?since=); whatever deletes (the admin, SQL), in a bulk write too. A case
 -- made again under the same id takes its id out (the copy then finds it by updated_since).
--- Emptying the case table (TRUNCATE) keeps no record.
+-- Emptying the case table (TRUNCATE) keeps no record. Each keeps whether the case was ever
+-- reviewed (`once_reviewed`): with drafts hidden, a draft the public never saw is never
+-- named there.
 
 CREATE OR REPLACE FUNCTION cases_case_deleted() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
-    INSERT INTO cases_deletedcase (case_id, deleted_at)
-    SELECT id, now() FROM old_rows
-    ON CONFLICT (case_id) DO UPDATE SET deleted_at = EXCLUDED.deleted_at;
+    INSERT INTO cases_deletedcase (case_id, deleted_at, once_reviewed)
+    SELECT id, now(), once_reviewed FROM old_rows
+    ON CONFLICT (case_id) DO UPDATE SET deleted_at = EXCLUDED.deleted_at,
+        once_reviewed = cases_deletedcase.once_reviewed OR EXCLUDED.once_reviewed;
     RETURN NULL;
 END
 $$;

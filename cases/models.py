@@ -542,6 +542,9 @@ class Case(models.Model):
         verbose_name=_("reviewer account"),
     )
     reviewed_at = models.DateTimeField(_("reviewed at"), null=True, blank=True)
+    # Whether the case is or was ever reviewed, so that the public may have seen it: kept by
+    # the database at every write (cases/database.sql, cases_case_derive), never cleared.
+    once_reviewed = models.BooleanField(_("once reviewed"), default=False, editable=False)
     updated_at = models.DateTimeField(_("updated at"))
     created_at = models.DateTimeField(_("added to the library"), auto_now_add=True)
     # The stored version, raised by every write (admin, approval, return, import): a form
@@ -925,9 +928,13 @@ class DeletedCaseQuerySet(models.QuerySet):
     def since(self, moment=None):
         """(case id, time) of each case that left the public library at or after `moment`
         (every one without it), latest first (/api/cases/deleted/): the cases deleted, and
-        when drafts are hidden the drafts changed since (a case returned to draft among them)."""
+        when drafts are hidden the drafts changed since (a case returned to draft among them);
+        when drafts are hidden, only cases once reviewed: the public never saw the others."""
         deleted = self if moment is None else self.filter(deleted_at__gte=moment)
         hidden = Case.objects.hidden()
+        if settings.INCIDENTLIB_HIDE_DRAFTS:  # a draft the public never saw is never named
+            deleted = deleted.filter(once_reviewed=True)
+            hidden = hidden.filter(once_reviewed=True)
         if moment is not None:
             hidden = hidden.filter(changed_at__gte=moment)
         return (
@@ -948,6 +955,9 @@ class DeletedCase(models.Model):
     # The database's time of the deleting transaction: a sync time (exchange.export.sync_time)
     # taken before it is never later.
     deleted_at = models.DateTimeField(_("deleted at"))
+    # Whether the case was ever reviewed (Case.once_reviewed): with drafts hidden, a deleted
+    # draft that never was is a case the public never saw, and is not named.
+    once_reviewed = models.BooleanField(_("once reviewed"), default=True)
 
     objects = DeletedCaseQuerySet.as_manager()
 

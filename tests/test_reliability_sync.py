@@ -237,7 +237,29 @@ def test_with_hidden_drafts_a_case_returned_to_draft_is_listed_with_the_deleted(
     review.return_to_draft("S-1", rita, seen_version=str(Case.objects.get(id="S-1").version))
     assert deleted_ids(deleted_since(client, synced_at)) == []  # drafts are public
     settings.INCIDENTLIB_HIDE_DRAFTS = True
-    assert deleted_ids(deleted_since(client, synced_at)) == ["S-1", "S-2"]
+    # S-2 was never reviewed: the public never saw it, and a copy never had it.
+    assert deleted_ids(deleted_since(client, synced_at)) == ["S-1"]
     assert api_ids(since(client, synced_at)) == []
     later = timezone.now() + timezone.timedelta(minutes=1)
     assert deleted_ids(deleted_since(client, later)) == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_hidden_drafts_no_draft_the_public_never_saw_is_named(tmp_path, settings):
+    """Issue 33, point 10: deleted or changed, a draft never reviewed is not named by
+    /api/cases/deleted/ when drafts are hidden (its id alone told of it); a case once
+    reviewed is, even made again as a draft under the same id. With drafts public, every
+    deletion is listed."""
+    from cases.models import Case
+
+    reviewed = {"review": dict(REVIEWED)}
+    store(tmp_path, plain_case("S-1", **reviewed), plain_case("S-2"), plain_case("S-3"),
+          plain_case("S-4", **reviewed))  # fmt: skip
+    Case.objects.filter(id__in=["S-1", "S-2", "S-4"]).delete()
+    store(tmp_path, plain_case("S-4"), name="again.json")  # made again, a draft
+    Case.objects.filter(id="S-3").update(title_en="Edited, still a draft")
+    client = Client()
+    settings.INCIDENTLIB_HIDE_DRAFTS = True
+    assert sorted(deleted_ids(client.get("/api/cases/deleted/"))) == ["S-1", "S-4"]
+    settings.INCIDENTLIB_HIDE_DRAFTS = False
+    assert sorted(deleted_ids(client.get("/api/cases/deleted/"))) == ["S-1", "S-2"]
