@@ -1,5 +1,6 @@
 from django.contrib.sitemaps import views as sitemap_views
 from django.urls import path, re_path
+from django.views.decorators.http import require_safe
 
 from cases import sitemaps
 from cases.caching import public_page
@@ -33,11 +34,11 @@ urlpatterns = [
     path("orgs/", views.organisation_list, name="orgs"),
     path("orgs/<slug:slug>/", views.organisation_detail, name="org"),
     path("sources/", views.source_cases, name="sources"),
-    path("feed/", public_page(CaseFeed()), name="feed"),
+    path("feed/", require_safe(public_page(CaseFeed())), name="feed"),
     # A sitemap index, and its sections of at most SECTION_SIZE addresses (?p=2 ...).
     path(
         "sitemap.xml",
-        public_page(sitemap_views.index),
+        require_safe(public_page(sitemap_views.index)),
         {"sitemaps": SITEMAPS, "sitemap_url_name": "cases:sitemap_section"},
         name="sitemap",
     ),

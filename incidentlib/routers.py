@@ -4,8 +4,9 @@
 only reads (GET, HEAD), its view is a public page, the feed, the sitemap or the API
 (the `cases` URL namespace, less the two API answers below), and its client is nobody who
 writes: no session cookie (staff) and no `incidentlib_wrote` cookie, which any request that
-may write (POST, PUT, PATCH, DELETE) gets for `DATABASE_PRIMARY_AFTER_WRITE` seconds. So a
-reviewer who approves a case, or anyone who just posted, reads their own write.
+may write (POST, PUT, PATCH, DELETE; not one refused with a 405) gets for
+`DATABASE_PRIMARY_AFTER_WRITE` seconds. So a reviewer who approves a case, or anyone who just
+posted, reads their own write.
 
 Every query of such a request reads the one replica chosen, raw SQL and snapshot
 transactions included: while the request runs, the `default` connection *is* that replica
@@ -292,7 +293,8 @@ class DatabaseRoutingMiddleware:
             response = self.get_response(request)
         finally:
             _reading_from.reset(token)
-        if request.method not in SAFE_METHODS:
+        # A method refused (405) wrote nothing: TRACE on a page gets no cookie.
+        if request.method not in SAFE_METHODS and response.status_code != 405:
             response.set_cookie(
                 WROTE_COOKIE,
                 "1",
