@@ -10,6 +10,7 @@ import copy
 
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.contrib.admin.utils import unquote
 from django.contrib.admin.views.main import ChangeList
 from django.contrib.admin.widgets import AdminTextareaWidget
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -36,6 +37,7 @@ from cases.models import (
     Case,
     CaseTerm,
     Facet,
+    ImportedChange,
     Organisation,
     RelatedCase,
     RemediationStep,
@@ -642,6 +644,16 @@ class CaseAdmin(LibraryAdmin):
         return None
 
     # The change form -----------------------------------------------------------
+
+    def history_view(self, request, object_id, extra_context=None):
+        """Django's history, and the imports that changed the case (ImportedChange): an
+        import is no user's action, which Django's history (LogEntry) is made of."""
+        imports = ImportedChange.objects.filter(case_id=unquote(object_id)).order_by(
+            "imported_at", "id"
+        )
+        return super().history_view(
+            request, object_id, {**(extra_context or {}), "imported_changes": imports}
+        )
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         review_action = next((a for a in (APPROVE, RETURN_TO_DRAFT) if a in request.POST), None)

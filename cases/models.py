@@ -973,6 +973,34 @@ class DeletedCase(models.Model):
         return self.case_id
 
 
+class ImportedChange(models.Model):
+    """One import's change to a case, for the case's admin history: Django's history
+    (LogEntry) is of users' actions, and an import has no user. Written by the import
+    (cases/exchange/importer.py), one row for each case it creates or changes."""
+
+    CREATED, RETURNED_TO_DRAFT = "created", "returned-to-draft"
+    NEWER_REVIEW, OLDER_REVIEW = "newer-review", "older-review"
+
+    case_id = models.CharField(_("case id"), max_length=20)
+    imported_at = models.DateTimeField(_("imported at"))
+    file = models.TextField(_("file"))
+    # The paths of what changed in the exchange format ("lessons.ko", "sources"); none for a
+    # case the import created.
+    fields = ArrayField(models.TextField(), verbose_name=_("fields"), default=list)
+    # CREATED, or what the change did to the case's review (review_lapses), or "".
+    outcome = models.CharField(_("outcome"), max_length=20, blank=True, default="")
+
+    class Meta:
+        verbose_name = _("imported change")
+        verbose_name_plural = _("imported changes")
+        indexes = [
+            models.Index(fields=["case_id", "imported_at"], name="imported_change_case_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.case_id} {self.imported_at:%Y-%m-%d %H:%M} {self.file}"
+
+
 @dataclass(frozen=True)
 class LibraryState:
     """The library as a request sees it: its generation, when it last changed, and whether

@@ -10,7 +10,9 @@ import stores what its file says (the exchange format's optional `translations` 
 A text is
 - **missing** when it has no Korean (the page falls back to English, as it always has);
 - **stale** when its Korean has a recorded source that is not the hash of its English now;
-- **current** otherwise, a Korean with no record included: "not known" is never stale.
+- **current** otherwise, a Korean with no record included: "not known" is never stale. The
+  pages say a text is current only when it is known (`TextState.known`: a record says which
+  English its Korean translates); of a Korean with no record they say that it is not known.
 
 The admin, the import, the case pages, the JSON and the queue all use this module; the
 queue's SQL (`stale_sql`, `missing_sql`) says the same rule for PostgreSQL.
@@ -71,6 +73,7 @@ class TextState:
     state: str
     translated_at: str | None  # when the Korean was written or confirmed, when known
     english_at: str | None  # when the English moved on, when known
+    known: bool = True  # whether a record says which English the Korean translates
 
     @property
     def is_stale(self):
@@ -94,6 +97,7 @@ def text_state(translations, key, english, korean):
         state(record, english, korean),
         record.get("at"),
         record.get("english_at"),
+        bool(record.get("source")),
     )
 
 
@@ -204,6 +208,26 @@ def dated_by_import(stored, data, at):
         elif before.get("source") == record["source"] and before.get("english_at"):
             dated[key] = {**record, "english_at": before["english_at"]}
     return {**data, "translations": {**records, **dated}} if dated else data
+
+
+def carried_by_import(stored, data, at):
+    """The exchange case `data` an import writes over `stored`, with the records the file
+    does not give for a Korean it leaves as it was, made as the admin makes them for an edit
+    (after_edit): the library's record kept while the English stays, and, when the import
+    changes the English, the Korean marked stale, whether or not a record existed. A Korean
+    the file changes has only the record the file gives: which English it translates is not
+    known otherwise."""
+    records = data.get("translations") or {}
+    before = exchange_texts(stored)
+    edits = [
+        TextEdit(key, key, before[key][0], english, before[key][1], korean)
+        for key, (english, korean) in exchange_texts(data).items()
+        if key not in records and key in before and korean and korean == before[key][1]
+    ]
+    if not edits:
+        return data
+    carried = after_edit(stored.get("translations"), edits, at)
+    return {**data, "translations": {**records, **carried}} if carried else data
 
 
 # The queue's SQL ----------------------------------------------------------------------

@@ -62,6 +62,20 @@ def test_summary_counts_created_updated_and_unchanged(tmp_path, capsys):
     assert "0 created, 1 updated, 1 unchanged; terms created: 0." in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("dry_run", [False, True], ids=["import", "dry-run"])
+def test_verbosity_2_lists_the_fields_each_updated_case_changes(tmp_path, capsys, dry_run):
+    import_cases(write_json(tmp_path / "a.json", [make_case("A-1"), make_case("A-2")]))
+    changed = make_case("A-2", date="2026-06-16", updated_at="2026-12-01T00:00:00Z")
+    changed["lessons"]["ko"] = "고쳐 쓴 교훈."
+    changed["sources"][0]["license"] = "CC-BY-4.0"
+    changed["impact"]["users"] = "all"
+    write_json(tmp_path / "a.json", [make_case("A-1"), changed])
+    call_command("import_cases", str(tmp_path / "a.json"), verbosity=2, dry_run=dry_run)
+    out = capsys.readouterr().out
+    assert "A-1: unchanged\n" in out
+    assert "A-2: updated: date, impact.users, lessons.ko, sources, updated_at\n" in out
+
+
 def test_reimport_replaces_sources_and_lists_in_place(tmp_path):
     case = make_case("A-1")
     case["sources"] = [

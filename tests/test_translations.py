@@ -280,13 +280,52 @@ def test_an_import_keeps_the_date_its_file_gives(db, tmp_path, translated):
     assert recorded("IL-0137", "summary")["english_at"] == "2026-12-01T09:00:00Z"
 
 
-def test_a_file_without_the_member_imports_as_not_known(db, tmp_path, translated):
+def test_a_file_without_the_member_marks_the_korean_of_changed_english_stale(
+    db, tmp_path, translated
+):
+    """A file that says nothing of the translations still changes an English text under its
+    Korean: that Korean is stale, as an admin edit makes it; the texts it leaves as they were
+    keep the library's records."""
     case = exported("IL-0137")
     del case["translations"]
     case["summary"]["en"] = "Changed English, nothing known of the Korean."
+    before = timezone.now()
     import_cases(write_json(tmp_path / "old.json", case))
+    assert states("IL-0137")["summary"] == STALE
+    assert recorded("IL-0137", "summary")["source"] == translated.translations["summary"]["source"]
+    assert before <= parse_timestamp(recorded("IL-0137", "summary")["english_at"])
+    assert recorded("IL-0137", "title") == translated.translations["title"]
+    assert states("IL-0137")["title"] == CURRENT
+
+
+def test_an_import_that_changes_the_english_of_an_unrecorded_korean_makes_it_stale(
+    client, seeded, tmp_path
+):
+    """No record existed (the seed has none): the Korean stood beside the English the import
+    replaced, so it is stale, and the Korean page says so instead of 'current'."""
     assert Case.objects.get(id="IL-0137").translations == {}
-    assert STALE not in states("IL-0137").values()
+    case = exported("IL-0137")
+    english_before = case["summary"]["en"]
+    case["summary"]["en"] = "The summary, corrected in a file."
+    case["updated_at"] = "2026-12-01T00:00:00Z"
+    import_cases(write_json(tmp_path / "again.json", case))
+    assert states("IL-0137")["summary"] == STALE
+    assert recorded("IL-0137", "summary")["source"] == source_hash(english_before)
+    html = client.get("/cases/IL-0137?lang=ko").content.decode()
+    assert STALE_NOTE_KO in html
+    both = client.get("/cases/IL-0137/both?lang=ko").content.decode()
+    assert both.count('class="both-row both-stale"') == 1
+
+
+def test_a_korean_text_without_a_record_is_not_said_to_be_current(client, seeded):
+    """Nothing records which English the seed's Korean translates: not known, never 'current'."""
+    for language, current, not_known in (
+        ("en", "Current.", "Not known: nothing records which English this Korean translates."),
+        ("ko", "번역이 최신입니다.", "알 수 없음: 이 한국어가 어떤 영어 원문을 옮긴 것인지"),
+    ):
+        html = client.get(f"/cases/IL-0137/both?lang={language}").content.decode()
+        assert current not in html
+        assert not_known in html
 
 
 def test_the_round_trip_is_exact_without_the_member(db, tmp_path):

@@ -142,20 +142,49 @@ def _json_typed(value):
     return value
 
 
+def _normalised(value):
+    """An exchange case as compared: timestamps as instants, the free JSON of `docs` with its
+    types (`true` is not `1`), no empty `translations`."""
+    value = dict(value, review=dict(value["review"]), docs=_json_typed(value["docs"]))
+    if not value.get("translations"):
+        value.pop("translations", None)
+    value["updated_at"] = parse_timestamp(value["updated_at"])
+    if value["review"]["reviewed_at"]:
+        value["review"]["reviewed_at"] = parse_timestamp(value["review"]["reviewed_at"])
+    return value
+
+
+# Fields whose members are named one by one when they change ("lessons.ko", "impact.users").
+_OBJECTS = {*BILINGUAL_FIELDS, "impact", "timeline", "review"}
+
+
+def changed_fields(a, b):
+    """Where exchange case `b` differs from `a`, as paths in the format's order: a text by its
+    language (`lessons.ko`), a member of `impact`, `timeline` or `review` by its name
+    (`review.reviewed_at`), any other field by its own (`sources`, `translations`)."""
+    a, b = _normalised(a), _normalised(b)
+    if a == b:
+        return []
+    changed = []
+    for key in dict.fromkeys([*a, *b]):
+        before, after = a.get(key), b.get(key)
+        if before == after:
+            continue
+        if key in _OBJECTS and isinstance(before, dict) and isinstance(after, dict):
+            changed += [
+                f"{key}.{member}"
+                for member in dict.fromkeys([*before, *after])
+                if before.get(member) != after.get(member)
+            ]
+        else:
+            changed.append(key)
+    return changed
+
+
 def same_case(a, b):
     """Whether two exchange cases mean the same: equal values, timestamps compared as instants,
     the free JSON of `docs` with its types (`true` is not `1`)."""
-
-    def normalised(value):
-        value = dict(value, review=dict(value["review"]), docs=_json_typed(value["docs"]))
-        if not value.get("translations"):
-            value.pop("translations", None)
-        value["updated_at"] = parse_timestamp(value["updated_at"])
-        if value["review"]["reviewed_at"]:
-            value["review"]["reviewed_at"] = parse_timestamp(value["review"]["reviewed_at"])
-        return value
-
-    return normalised(a) == normalised(b)
+    return _normalised(a) == _normalised(b)
 
 
 def cases_json(values):

@@ -45,6 +45,7 @@ from cases.exchange.files import CaseRecord, Problem, collect_files, iter_case_f
 from cases.exchange.format import (
     case_fields_from_exchange,
     case_to_exchange,
+    changed_fields,
     format_timestamp,
     parse_timestamp,
     same_case,
@@ -56,6 +57,7 @@ from cases.models import (
     Case,
     CaseTerm,
     Facet,
+    ImportedChange,
     Organisation,
     RelatedCase,
     RemediationStep,
@@ -63,6 +65,7 @@ from cases.models import (
     Term,
     recurrence_loops,
 )
+from cases.review.workflow import review_lapses
 from cases.signals import cases_written
 
 FACET_FIELDS = [Facet.SEVERITY, Facet.ROOT_CAUSE, *LIST_FACETS]
@@ -111,6 +114,8 @@ class ImportResult:
     unchanged: list = field(default_factory=list)
     kept: list = field(default_factory=list)
     new_terms: dict = field(default_factory=dict)  # (facet, slug) -> [case ids]
+    changes: dict = field(default_factory=dict)  # updated case id -> paths that changed
+    reviews: dict = field(default_factory=dict)  # case id -> ReviewOutcome
 
     @property
     def ok(self):
@@ -125,6 +130,69 @@ class ImportResult:
             line += f", {len(self.kept)} already in the library left as they are"
         terms = "terms that would be created" if dry_run else "terms created"
         return f"Cases: {line}; {terms}: {len(self.new_terms)}."
+
+
+@dataclass(frozen=True)
+class ReviewOutcome:
+    """What an import did with a review when it changed a case's reviewed content (`fields`):
+    the case is a draft (ImportedChange.RETURNED_TO_DRAFT: `reviewer` and `reviewed_at` are
+    the library's review that lapsed; OLDER_REVIEW: the file's own, older than the library's
+    version, not taken), or has the file's newer review (NEWER_REVIEW: that review)."""
+
+    outcome: str
+    reviewer: str | None
+    reviewed_at: str | None
+    fields: tuple
+
+    def said(self, *, dry_run=False):
+        fields = ", ".join(self.fields)
+        review = f"the review by {self.reviewer} ({self.reviewed_at})"
+        if self.outcome == ImportedChange.NEWER_REVIEW:
+            verb = "would keep" if dry_run else "kept"
+            return f"{verb} the file's own {review[4:]}, newer than the library's ({fields})"
+        if self.outcome == ImportedChange.OLDER_REVIEW:
+            verb = "would stay" if dry_run else "stays"
+            return (
+                f"{verb} a draft: the file's {review[4:]} is older than the library's "
+                f"version, so it did not vouch for the changes ({fields})"
+            )
+        verb = "would return" if dry_run else "returned"
+        return f"{verb} to draft: the import changes what {review} vouched for ({fields})"
+
+
+def review_after_import(stored, data, changes):
+    """(the case to write, its ReviewOutcome or None): the review rule (review_lapses) for a
+    stored case `stored` that an import replaces with `data` (both exchange cases), `changes`
+    the paths that differ. A review vouches for what it read: when the content changes, the
+    case is a draft, unless the file carries a review of its own later than the library's
+    (than the library's version, `updated_at`, for a draft). A file's review no later than
+    that never replaces the library's, so that a review the library saw lapse does not come
+    back with the same file imported again."""
+    content = tuple(path for path in changes if path != "updated_at" and path[:7] != "review.")
+    before, given = stored["review"], data["review"]
+    library = before["reviewed_at"] or stored["updated_at"]
+    newer = bool(
+        given["reviewed_at"] and parse_timestamp(given["reviewed_at"]) > parse_timestamp(library)
+    )
+    if not content:
+        if newer or not any(path.startswith("review.reviewed_") for path in changes):
+            return data, None
+        # Only the review differs, and the file's is not the later: the library's stands.
+        kept = {**given, "reviewed_at": before["reviewed_at"], "reviewed_by": before["reviewed_by"]}
+        return {**data, "review": kept}, None
+    if before["reviewed_at"] is None and given["reviewed_at"] is None:
+        return data, None
+    if not review_lapses(reviewed=True, changed=True, newer_review=newer):
+        outcome = ImportedChange.NEWER_REVIEW
+        return data, ReviewOutcome(outcome, given["reviewed_by"], given["reviewed_at"], content)
+    draft = {**given, "reviewed_at": None, "reviewed_by": None}
+    if before["reviewed_at"]:
+        outcome, lapsed = ImportedChange.RETURNED_TO_DRAFT, before
+    else:
+        outcome, lapsed = ImportedChange.OLDER_REVIEW, given
+    return {**data, "review": draft}, ReviewOutcome(
+        outcome, lapsed["reviewed_by"], lapsed["reviewed_at"], content
+    )
 
 
 @dataclass(slots=True)
@@ -769,17 +837,18 @@ class _Writer:
             if previous
             else {}
         )
-        created, updated = [], []
+        created, updated, history = [], [], []
+        now = format_timestamp(self.now)
         for facts, data in batch:
             case_id = facts.case_id
             if case_id in previous:
-                # A Korean this import's English leaves stale says since when.
-                data = translations.dated_by_import(
-                    stored[case_id], data, format_timestamp(self.now)
-                )
+                # A Korean this import's English leaves stale is marked so, and says since when.
+                data = translations.carried_by_import(stored[case_id], data, now)
+                data = translations.dated_by_import(stored[case_id], data, now)
             if case_id not in previous:
                 self.result.created.append(case_id)
                 created.append(data)
+                history.append((case_id, self.now, facts.file, [], ImportedChange.CREATED))
             elif same_case(stored[case_id], data):
                 self.result.unchanged.append(case_id)
             else:
@@ -795,8 +864,22 @@ class _Writer:
                             path="updated_at",
                         )
                     )
+                data, review = review_after_import(
+                    stored[case_id], data, changed_fields(stored[case_id], data)
+                )
+                # What the write changes, the review rule's part included.
+                changes = changed_fields(stored[case_id], data)
+                if not changes:
+                    self.result.unchanged.append(case_id)
+                    continue
                 self.result.updated.append(case_id)
+                self.result.changes[case_id] = changes
+                if review:
+                    self.result.reviews[case_id] = review
                 updated.append(data)
+                history.append(
+                    (case_id, self.now, facts.file, changes, review.outcome if review else "")
+                )
                 self.previous_organisations.add(previous[case_id])
         if not (created or updated):
             return dealt_with
@@ -832,6 +915,11 @@ class _Writer:
                 self.insert_cases(created, derived)
             if updated:
                 self.update_cases(updated, derived)
+            self._copy(
+                ImportedChange._meta.db_table,
+                ("case_id", "imported_at", "file", "fields", "outcome"),
+                history,
+            )
         except DatabaseError as error:
             first, last = batch[0][0], batch[-1][0]
             raise _Refused(

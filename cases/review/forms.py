@@ -94,6 +94,8 @@ class KoreanTextarea(AdminTextareaWidget):
             }
         elif text.is_stale:
             state = gettext("Stale: the English changed since this Korean was written.")
+        elif not text.known:
+            state = gettext("Not known: nothing records which English this Korean translates.")
         else:
             state = gettext("Current.")
         return format_html(

@@ -16,6 +16,7 @@ from django.contrib.admin.models import LogEntry
 from django.utils.translation import gettext
 
 from cases import translations
+from cases.models import ImportedChange
 
 # A bilingual text's column, as models.english_text and korean_text name it: "Summary (Korean)".
 COLUMN = re.compile(r"(.+) \((English|Korean)\)")
@@ -52,3 +53,21 @@ def change_message(entry):
             if detail.get("name") == translations.CONFIRMED:
                 detail["object"] = gettext(translations.key_label(detail["object"]))
     return LogEntry(change_message=json.dumps(parts)).get_change_message()
+
+
+def imported_change_message(change):
+    """What one import did to a case (an ImportedChange), in the reader's language: created
+    it, or changed these fields (the exchange format's names: `lessons.ko`), and what became
+    of its review."""
+    if change.outcome == ImportedChange.CREATED:
+        return gettext("Created by the import.")
+    said = gettext("Changed by the import: %(fields)s.") % {"fields": ", ".join(change.fields)}
+    if change.outcome == ImportedChange.RETURNED_TO_DRAFT:
+        said += " " + gettext("Returned to draft: the review did not cover the new content.")
+    elif change.outcome == ImportedChange.OLDER_REVIEW:
+        said += " " + gettext(
+            "Left a draft: the file's review is older than the library's version it changes."
+        )
+    elif change.outcome == ImportedChange.NEWER_REVIEW:
+        said += " " + gettext("Reviewed again: the file carries a newer review.")
+    return said

@@ -253,6 +253,14 @@ def for_each(cases, act, already):
     return done, left, refused
 
 
+def review_lapses(*, reviewed, changed, newer_review=False):
+    """The review rule, for the admin (return_if_edited) and the import alike: a review
+    vouches for the content it read, so a reviewed case whose content, lists or translations
+    change returns to draft; unless the change brings a newer review of its own (an import's
+    file whose `reviewed_at` is later than the library's)."""
+    return reviewed and changed and not newer_review
+
+
 def return_if_edited(case, user, *, seen_version):
     """The review rule: a review vouches for the content it read. A save that wrote a new
     version of a reviewed case (its content, lists or translations), other than with a review
@@ -261,7 +269,9 @@ def return_if_edited(case, user, *, seen_version):
     `case`: the case as just saved; `seen_version`: the version the editor opened (the form
     saved only over it: lock_unchanged), as text.
     """
-    if case.is_draft or case.version == parse_version(seen_version):
+    if not review_lapses(
+        reviewed=not case.is_draft, changed=case.version != parse_version(seen_version)
+    ):
         return None
     reviewer = case.reviewed_by
     return_to_draft(case.pk, user, seen_version=version_of(case), edited=True)

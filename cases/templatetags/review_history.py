@@ -9,3 +9,9 @@ register = template.Library()
 def change_message(entry):
     """A history entry's message in the reader's language (cases/review/history.py)."""
     return history.change_message(entry)
+
+
+@register.simple_tag
+def imported_change_message(change):
+    """What one import did to the case, in the reader's language (cases/review/history.py)."""
+    return history.imported_change_message(change)

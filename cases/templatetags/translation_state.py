@@ -58,6 +58,8 @@ def both_state(text, case):
                 "changed": changed.isoformat(),
             }
         return _("Stale: the English changed by %(changed)s.") % {"changed": changed.isoformat()}
+    if not text.known:
+        return _("Not known: nothing records which English this Korean translates.")
     if translated:
         return _("Current: translated on %(translated)s.") % {"translated": translated.isoformat()}
     return _("Current.")

@@ -119,6 +119,9 @@ class Command(BaseCommand):
             self.stderr.write(
                 self.style.WARNING(new_terms_warning(result.new_terms, dry_run=dry_run))
             )
+        # What became of reviews: the import's own decision, said whatever the verbosity.
+        for case_id, review in result.reviews.items():
+            self.stderr.write(self.style.WARNING(f"{case_id}: {review.said(dry_run=dry_run)}"))
         if verbosity >= 2:
             for label, ids in (
                 ("created", result.created),
@@ -127,7 +130,9 @@ class Command(BaseCommand):
                 ("already in the library, left as it is", result.kept),
             ):
                 for case_id in ids:
-                    self.stdout.write(f"{case_id}: {label}")
+                    changes = result.changes.get(case_id)
+                    said = f": {', '.join(changes)}" if changes else ""
+                    self.stdout.write(f"{case_id}: {label}{said}")
         if verbosity >= 1:
             prefix = "Dry run, nothing written. " if dry_run else ""
             self.stdout.write(self.style.SUCCESS(prefix + result.summary(dry_run=dry_run)))
