@@ -203,10 +203,15 @@ def _case_version(request, case_id):
     return f"case-{digest}.{similar_cases_epoch(case_id)}.{settings.INCIDENTLIB_RELEASE}"
 
 
+def clock():
+    """The time the similar cases' periods are counted in (a test holds it still)."""
+    return time.time()
+
+
 def similar_cases_epoch(case_id, now=None):
     """Which SIMILAR_CASES_MAX_AGE-long period a case's similar cases are of: each case's
     periods start at a moment of their own, so that the pages are made again one by one."""
-    now = time.time() if now is None else now
+    now = clock() if now is None else now
     offset = int(hashlib.sha256(case_id.encode()).hexdigest()[:8], 16) % SIMILAR_CASES_MAX_AGE
     return int((now + offset) // SIMILAR_CASES_MAX_AGE)
 

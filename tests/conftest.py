@@ -23,6 +23,17 @@ def empty_cache():
         cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def similar_cases_period_holds(monkeypatch):
+    """A case page is made again when its similar cases' period turns (cases/caching.py,
+    SIMILAR_CASES_MAX_AGE): the period does not turn during a test, so that a test that asks
+    for a page twice gets it from the cache the second time whenever it runs."""
+    from cases import caching
+
+    now = caching.clock()
+    monkeypatch.setattr(caching, "clock", lambda: now)
+
+
 def seed_case():
     """The real case IL-0137, as the shared data holds it."""
     return json.loads(SEED.read_text(encoding="utf-8"))
