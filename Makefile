@@ -4,6 +4,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 WITH_DB := $(PY) -m incidentlib.localdb
 HOST_PORT ?= 127.0.0.1:8000
+# make run's demo followed source: a stored Statuspage example the development server itself
+# serves (static/ingest/demo/), read by the worker over HTTP as any source, without internet.
+DEMO_SOURCE := http://$(HOST_PORT)/static/ingest/demo
+DEMO_HOST := $(firstword $(subst :, ,$(HOST_PORT)))
 # The two commands are for development: DEBUG on unless you say otherwise.
 export DEBUG ?= 1
 
@@ -19,7 +23,7 @@ $(VENV)/.installed: pyproject.toml
 
 ## make run: a working library with the demo cases at http://127.0.0.1:8000, and its worker
 run: $(VENV)/.installed
-	$(WITH_DB) sh -c '$(PY) manage.py migrate --no-input && $(PY) manage.py load_demo && $(PY) -m incidentlib.devrun $(HOST_PORT)'
+	$(WITH_DB) env INGEST_ALLOWED_HOSTS=$(DEMO_HOST) sh -c '$(PY) manage.py migrate --no-input && $(PY) manage.py load_demo && $(PY) manage.py follow_source statuspage $(DEMO_SOURCE) --name demo-statuspage --licence "example, stored in static/ingest/demo" && $(PY) -m incidentlib.devrun $(HOST_PORT)'
 
 ## make test: the whole suite, on the same database logic
 test: $(VENV)/.installed

@@ -61,17 +61,43 @@ class DatabaseCounts:
     """Counts read from PostgreSQL when the metrics are read: what the worker's processes (or
     machines) did, which no web process saw, and which outlives their restarts.
 
-    Each entry: (name, help, labels, SQL giving the labels' values then the count).
+    Each entry: (kind, name, help, labels, SQL giving the labels' values then the count).
     """
 
     QUERIES = [
         (
+            "gauge",
             "incidentlib_jobs",
             "The worker's jobs, by status (failed: after JOB_RETRIES retries; see the admin).",
             ["status"],
             # Every status, 0 included: an alert on failed jobs needs the series to exist.
             "SELECT s::text, count(j.id) FROM unnest(enum_range(NULL::procrastinate_job_status))"
             " s LEFT JOIN procrastinate_jobs j ON j.status = s GROUP BY s ORDER BY s",
+        ),
+        # Followed sources (ingest/): their totals, kept on each source by its runs.
+        (
+            "counter",
+            "incidentlib_ingest_runs",
+            "Runs of each followed source (polls, whatever their outcome).",
+            ["source"],
+            "SELECT name, runs FROM ingest_followedsource ORDER BY name",
+        ),
+        (
+            "counter",
+            "incidentlib_ingest_errors",
+            "Runs of each followed source that ended in an error (see its last error).",
+            ["source"],
+            "SELECT name, errors FROM ingest_followedsource ORDER BY name",
+        ),
+        (
+            "counter",
+            "incidentlib_ingest_items",
+            "Items read from each followed source, by what was done with them.",
+            ["source", "outcome"],
+            "SELECT name, o.outcome, o.count FROM ingest_followedsource, LATERAL (VALUES"
+            " ('drafted', drafted), ('updated', updated), ('skipped', skipped),"
+            " ('changed_after_edit', flagged), ('refused', refused)) o(outcome, count)"
+            " ORDER BY name, o.outcome",
         ),
     ]
 
@@ -80,27 +106,32 @@ class DatabaseCounts:
 
     def collect(self):
         from django.core.exceptions import ImproperlyConfigured
-        from django.db import DatabaseError, connections
-        from prometheus_client.core import GaugeMetricFamily
+        from django.db import DatabaseError, connections, transaction
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
         try:
             connection = connections["default"]
         except ImproperlyConfigured:
             return  # a process without Django's settings (gunicorn's master without preload)
+        rows = []
         try:
-            with connection.cursor() as cursor:
-                rows = []
-                for name, help_text, labels, sql in self.QUERIES:
-                    cursor.execute(sql)
-                    rows.append((name, help_text, labels, cursor.fetchall()))
-        except (DatabaseError, ImproperlyConfigured) as error:  # no database now
-            logger.warning("metrics from the database not read: %s", error)
-            return  # no sample rather than a wrong zero
+            for kind, name, help_text, labels, sql in self.QUERIES:
+                try:
+                    # Each on its own: a table missing (an app not migrated) loses one metric.
+                    with transaction.atomic(), connection.cursor() as cursor:
+                        cursor.execute(sql)
+                        rows.append((kind, name, help_text, labels, cursor.fetchall()))
+                except DatabaseError as error:  # no sample rather than a wrong zero
+                    logger.warning("metric %s not read from the database: %s", name, error)
+                    if connection.connection is None or not connection.is_usable():
+                        break  # no database now: the others would fail the same way
         finally:
             if not connection.in_atomic_block:
                 connection.close()  # the metrics server's thread keeps no connection
-        for name, help_text, labels, found in rows:
-            family = GaugeMetricFamily(name, help_text, labels=labels)
+        for kind, name, help_text, labels, found in rows:
+            family = (CounterMetricFamily if kind == "counter" else GaugeMetricFamily)(
+                name, help_text, labels=labels
+            )
             for *values, count in found:
                 family.add_metric([str(value) for value in values], count)
             yield family

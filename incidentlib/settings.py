@@ -122,6 +122,8 @@ INSTALLED_APPS = [
     "procrastinate.contrib.django",
     "cases",
     "meaning",
+    # Followed sources drafting cases (README, "Followed sources").
+    "ingest",
 ]
 
 MIDDLEWARE = [
@@ -346,6 +348,14 @@ if LOG_FORMAT == "json":
 # counted in the metrics.
 INCIDENTLIB_JOB_RETRIES = env_int("JOB_RETRIES", 5)
 INCIDENTLIB_JOB_BACKOFF = env_int("JOB_BACKOFF", 5)
+
+# Followed sources (ingest/fetching.py): the private or loopback hosts (names or addresses) that
+# may be fetched all the same (an intranet's status page, tests); by default none. The limits
+# of one fetch and of one run.
+INGEST_ALLOWED_HOSTS = env_list("INGEST_ALLOWED_HOSTS", [])
+INGEST_TIMEOUT_SECONDS = env_int("INGEST_TIMEOUT_SECONDS", 20)
+INGEST_MAX_BYTES = env_int("INGEST_MAX_BYTES", 10 * 1024 * 1024)
+INGEST_MAX_ITEMS = env_int("INGEST_MAX_ITEMS", 500)
 
 # Prometheus metrics (incidentlib/metrics.py) on their own address, never the public port:
 # host:port, or "off". gunicorn.conf.py serves them from its master process.

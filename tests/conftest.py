@@ -9,6 +9,8 @@ from django.core.management import call_command
 from cases.exchange.format import case_to_exchange
 from cases.models import Case, Organisation, Term
 
+from .ingest_server import served  # noqa: F401  (the followed sources' local server)
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 SEED = Path(__file__).resolve().parent / "data" / "seed-IL-0137.json"
@@ -203,12 +205,23 @@ def run_worker(queues=None):
     A job retried later (a failure's backoff) is not due yet: the worker leaves it. Make it
     due with `make_retries_due()` and call `run_worker()` again.
     """
+    import asyncio
+
+    from asgiref.sync import sync_to_async
+    from django.db import connections
     from procrastinate.contrib.django import app
 
+    async def work():
+        async with app.open_async():
+            await app.run_worker_async(
+                queues=queues, wait=False, install_signal_handlers=False, listen_notify=False
+            )
+        # The jobs ran in this one thread, whose connections a worker keeps: closed, so that
+        # the test database can be dropped at the end.
+        await sync_to_async(connections.close_all, thread_sensitive=True)()
+
     with app.replace_connector(app.connector.get_worker_connector()):
-        app.run_worker(
-            queues=queues, wait=False, install_signal_handlers=False, listen_notify=False
-        )
+        asyncio.run(work())
 
 
 def make_retries_due():
