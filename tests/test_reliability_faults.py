@@ -100,7 +100,7 @@ def test_pages_still_work_while_redis_is_away(client, settings, tmp_path):
     assert Client().get("/cases/").status_code == 200
 
 
-@pytest.mark.parametrize("path", ["/", "/cases/", "/cases/IL-0137", "/api/cases/"])
+@pytest.mark.parametrize("path", ["/", "/cases/", "/cases/IL-0137", "/feed/"])
 def test_a_page_while_the_database_is_away_is_a_503_in_both_languages_never_cached(path):
     client = Client(raise_request_exception=False)
     with connection.execute_wrapper(failing(OperationalError("connection refused"))):
@@ -109,6 +109,42 @@ def test_a_page_while_the_database_is_away_is_a_503_in_both_languages_never_cach
     assert response["Retry-After"] == "30" and never_cached(response)
     page = response.content.decode()
     assert "Unavailable for a moment" in page and "잠시 이용할 수 없습니다" in page
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "language", "message"),
+    [
+        (
+            OperationalError("connection refused"),
+            503,
+            "en",
+            "The library cannot reach its database right now. Try again in a minute.",
+        ),
+        (
+            OperationalError("connection refused"),
+            503,
+            "ko",
+            "지금 라이브러리가 데이터베이스에 연결하지 못하고 있습니다. "
+            "1분쯤 뒤에 다시 시도해 주세요.",
+        ),
+        (
+            ProgrammingError("a bug"),
+            500,
+            "en",
+            "Something went wrong on our side. Try again later.",
+        ),
+    ],
+)
+@pytest.mark.parametrize("path", ["/api/cases/", "/api/taxonomy/", "/api/cases/deleted/"])
+def test_the_api_fails_in_json_never_cached(path, error, status, language, message):
+    client = Client(raise_request_exception=False)
+    with connection.execute_wrapper(failing(error)):
+        response = client.get(path, {"lang": language})
+    assert response.status_code == status and never_cached(response)
+    assert response["Content-Type"] == "application/json"
+    assert response.json() == {"error": message, "parameters": {}}
+    if status == 503:
+        assert response["Retry-After"] == "30"
 
 
 def test_a_server_error_is_a_500_in_both_languages_never_cached():
