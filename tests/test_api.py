@@ -33,8 +33,34 @@ def test_the_api_lists_cases_in_the_exchange_format(client, tmp_path):
     body = response.json()
     assert body["total"] == 1 and body["page"] == 1 and body["pages"] == 1
     assert body["next"] is None and body["previous"] is None
-    assert body["results"] == [seed_case()]
-    jsonschema.validate(body["results"][0], case_schema())
+    (result,) = body["results"]
+    assert {**result, "modified": None} == {**seed_case(), "modified": None}
+    jsonschema.validate(result, case_schema())
+
+
+def test_each_case_gives_the_time_the_library_last_changed_it(client, tmp_path):
+    """OSV's `modified`: the library's own time of its last write, beside the file's
+    updated_at, which an import keeps as its file says."""
+    from cases.exchange.format import parse_timestamp
+    from cases.models import Case
+
+    path = write_json(tmp_path / "seed.json", seed_case())
+    import_cases(path)
+    first = client.get("/api/cases/").json()["results"][0]
+    case = Case.objects.get(id="IL-0137")
+    assert parse_timestamp(first["modified"]) == case.changed_at
+    assert first["updated_at"] == seed_case()["updated_at"]
+    changed = seed_case()
+    changed["lessons"]["en"] = "A lesson corrected, updated_at left as it was."
+    before = timezone.now()
+    import_cases(write_json(path, changed))
+    again = client.get("/api/cases/").json()["results"][0]
+    assert again["updated_at"] == first["updated_at"]
+    assert parse_timestamp(again["modified"]) >= before > parse_timestamp(first["modified"])
+    page = client.get("/cases/IL-0137.json").json()
+    assert page["modified"] == again["modified"]
+    line = json.loads(b"".join(client.get("/api/cases.jsonl").streaming_content))
+    assert line["modified"] == again["modified"]
 
 
 def test_the_api_takes_the_parameters_of_the_case_list(client, library):
@@ -218,6 +244,7 @@ def test_the_bulk_download_streams_every_case_as_json_lines(client, tmp_path, li
     assert [case["id"] for case in cases] == ["A-1", "A-2", "A-3", "A-4", "A-5", "A-6", "IL-0137"]
     for case in cases:
         jsonschema.validate(case, case_schema())
+        del case["modified"]  # the library's own time of its last write, the API's alone
         assert case == exported(case["id"])
 
 
@@ -225,6 +252,14 @@ def test_the_bulk_download_can_be_imported_back(client, tmp_path, library):
     lines = b"".join(client.get("/api/cases.jsonl").streaming_content)
     (tmp_path / "all.jsonl").write_bytes(lines)
     import_cases(tmp_path / "all.jsonl", dry_run=True)
+    # Into the library it came from: every case the same (`modified` read and left out).
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("import_cases", str(tmp_path / "all.jsonl"), stdout=out)
+    assert "0 created, 0 updated, 6 unchanged" in out.getvalue()
 
 
 def test_the_home_page_links_the_bulk_download_and_the_api(client, library):

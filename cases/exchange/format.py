@@ -146,6 +146,8 @@ def _normalised(value):
     """An exchange case as compared: timestamps as instants, the free JSON of `docs` with its
     types (`true` is not `1`), no empty `translations`."""
     value = dict(value, review=dict(value["review"]), docs=_json_typed(value["docs"]))
+    # The library's own time of its last write (the API's), no part of the case itself.
+    value.pop("modified", None)
     if not value.get("translations"):
         value.pop("translations", None)
     value["updated_at"] = parse_timestamp(value["updated_at"])
@@ -193,11 +195,17 @@ def cases_json(values):
 
 
 def public_case_to_exchange(case):
-    """The case as the public sees it: with drafts hidden, no reference names a hidden draft.
+    """The case as the public sees it: with drafts hidden, no reference names a hidden draft;
+    with `modified`, when the library last changed it (its `changed_at`), beside the
+    `updated_at` its file gave, so that a copy sees what changed without comparing cases.
 
-    Export (for curators) keeps every reference; the site and the API use this.
+    Export (for curators) keeps every reference, and has no `modified` (importing an export
+    and exporting it again gives the same file); the site and the API use this.
     """
     value = case_to_exchange(case)
+    value = {**value, "modified": format_timestamp(case.changed_at)}
+    if "translations" in value:  # its place after the format's required fields
+        value["translations"] = value.pop("translations")
     if settings.INCIDENTLIB_HIDE_DRAFTS:
         value["related"] = [
             link.to_case_id for link in case.related_links.all() if link.to_case.is_published
