@@ -134,11 +134,12 @@ def test_a_pasted_article_s_title_date_and_main_text(served):
 @pytest.mark.parametrize(
     ("kind", "path", "body", "message"),
     [
-        ("gcp", "/gcp/incidents.json", b'{"incidents": []}', "Google Cloud incidents.json: not a list"),
+        ("gcp", "/gcp/incidents.json", b'{"incidents": []}', "Google Cloud incidents.json: not a"),
         ("slack", "/slack/history.json", b"[{", "Slack status history: not JSON"),
         ("feed", "/feed/atom.xml", b"<html><body>not a feed", "Atom/RSS feed: not"),
-        ("markdown", "/markdown/README.md", b"# Nothing\n\nhere", "Markdown list: no `[Organisation]"),
-        ("aiid", "/aiid/incidents.csv", b"incident_id,date\n1,2020-01-01\n", "AIID incidents.csv: the column 'title' is missing"),
+        ("markdown", "/markdown/README.md", b"# Nothing", "Markdown list: no `[Organisation]"),
+        ("aiid", "/aiid/incidents.csv", b"incident_id,date\n1,2020-01-01\n",
+         "AIID incidents.csv: the column 'title' is missing"),
         ("article", "/article/postmortem.html", b"<html></html>", "Article: no main text found"),
     ],
 )  # fmt: skip
