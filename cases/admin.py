@@ -44,6 +44,7 @@ from cases.models import (
     Source,
     Term,
 )
+from cases.review import duplicates
 from cases.review import workflow as review
 from cases.review.forms import (
     APPROVE,
@@ -673,6 +674,14 @@ class CaseAdmin(LibraryAdmin):
             )
         extra_context = {**(extra_context or {}), "can_review": self.has_review_permission(request)}
         return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        # A draft's likely duplicates, above its form (cases/review/duplicates.py). A reviewed
+        # case has been judged already: a later draft of the same incident shows it instead.
+        if change and obj is not None and obj.is_draft:
+            context["likely_duplicates"] = duplicates.likely_duplicates(obj)
+            context["likely_duplicates_days"] = duplicates.DAYS_APART
+        return super().render_change_form(request, context, add, change, form_url, obj)
 
     def save_model(self, request, case, form, change):
         if not change:
