@@ -26,7 +26,7 @@ from itertools import chain, zip_longest
 from operator import or_
 
 from django.db import connection
-from django.db.models import BooleanField, ExpressionWrapper, F, Q
+from django.db.models import BooleanField, ExpressionWrapper, F, Func, Q, Value
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -37,6 +37,10 @@ from cases.models import Case
 # be the same incident (a report and a later postmortem, two sources' dates of one outage).
 DAYS_APART = 7
 LIKELY_DUPLICATES = 5
+# The cases citing one address that are scored, at most: those nearest in date to the draft.
+# A status page or a news site's front page may be cited by thousands, and scoring each of
+# them (ts_rank over its search vector) would take seconds at 100,000 cases.
+CITING = 20
 
 # A word of a text as a search's unit: a run of characters that are neither spaces nor the
 # search's syntax (a quote, `|`); a leading minus is dropped (`-5%` would exclude a word).
@@ -96,11 +100,19 @@ def _words(case):
         return cursor.fetchone()[0] or []
 
 
+def _days_from(date):
+    """How many days a case's date is from `date`, either way (PostgreSQL's date - date)."""
+    return Func(F("date"), Value(date), template="abs(%(expressions)s)", arg_joiner=" - ")
+
+
 def likely_duplicates(case, limit=LIKELY_DUPLICATES):
     """The LikelyDuplicate of the stored case `case` (its title, summary, organisation and date
     as they are on the instance; its sources as stored), most likely first."""
-    addresses = list(case.sources.values_list("url", flat=True).distinct())
-    cited = [Case.objects.citing(url).values("pk") for url in addresses]
+    addresses = list(case.sources.order_by().values_list("url", flat=True).distinct())
+    cited = [
+        Case.objects.citing(url).order_by(_days_from(case.date), "id").values("pk")[:CITING]
+        for url in addresses
+    ]
     words = _words(case)
     search = Search(" ".join(words)) if words else None
     near = Case.objects.none()
@@ -130,7 +142,7 @@ def likely_duplicates(case, limit=LIKELY_DUPLICATES):
             "organisation__name",
             "organisation__slug",
             "organisation_id",
-        )  # fmt: skip
+        )
         .annotate(
             same_source=ExpressionWrapper(same_source, output_field=BooleanField()),
             near=ExpressionWrapper(
