@@ -215,3 +215,26 @@ def test_the_form_runs_a_fixed_number_of_queries(
     assert len(many) == len(few)
     with django_assert_max_num_queries(len(few)):
         shown(client)
+
+
+def test_of_an_address_many_cite_the_nearest_in_date_are_weighed(
+    client, library, reviewer, tmp_path
+):
+    """A page cited by thousands (a status page) would have them all scored: of the cases
+    citing one address, the CITING nearest in date to the draft are, the rest never shown."""
+    from cases.review.duplicates import CITING
+
+    address = source("https://blog.example.com/postmortems/kafka")
+    near = [
+        plain_case(f"C-{n}", date=f"2026-03-{n + 1:02}", sources=[address], **GLOBEX)
+        for n in range(CITING)
+    ]
+    far = [
+        plain_case(f"L-{n}", date=f"2031-01-{n + 1:02}", sources=[address], **GLOBEX)
+        for n in range(3)
+    ]
+    store(tmp_path, *near, *far, name="more.json")
+    logged_in(client, reviewer)
+    ids = [case_id for case_id, _ in shown(client)]
+    assert len(ids) == LIKELY_DUPLICATES
+    assert not any(case_id.startswith("L-") for case_id in ids)
