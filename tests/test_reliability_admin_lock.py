@@ -147,3 +147,74 @@ def test_a_save_that_waits_at_commit_says_nothing_was_changed_and_only_that(a_ca
     assert response.status_code == 200 and BUSY in page
     assert "successfully" not in page
     assert Case.objects.get(id="L-2").recurrence_of_id is None
+
+
+def row_held(case_id):
+    """Whether another transaction holds the case's row (an import's write phase)."""
+    with psycopg.connect(url_of_test_database()) as probe:
+        try:
+            probe.execute("SELECT id FROM cases_case WHERE id = %s FOR UPDATE NOWAIT", [case_id])
+        except psycopg.errors.LockNotAvailable:
+            return True
+    return False
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_save_during_a_real_import_waits_for_the_row_as_long_as_the_readme_says(tmp_path):
+    """An import in a process of its own rewrites 1,500 cases; a save of the first, made
+    while the import holds it, waits LOCK_WAIT for its row and no more, and gives the form
+    back, input kept. The page itself takes its time on top (3 to 4.5 s in all while the
+    import loads the machine: bench/RESULTS.md), so the README promises the wait, not a
+    total it cannot keep (issue 33, point 7: it promised the form "within 2 seconds")."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from cases.review.workflow import LOCK_WAIT
+
+    from .conftest import ROOT, write_json
+
+    ids = [f"L-{n:04}" for n in range(1500)]
+    store(tmp_path, *(plain_case(case_id) for case_id in ids))
+    client = Client()
+    client.force_login(make_staff("ed"))
+    data = open_case(client, ids[0])
+    data["title_en"] = "A title typed while the import ran"
+    again = [plain_case(case_id, title={"en": "Imported again", "ko": None}) for case_id in ids]
+    run = subprocess.Popen(
+        [sys.executable, "manage.py", "import_cases", str(write_json(tmp_path / "b.json", again))],
+        cwd=ROOT,
+        env=dict(os.environ, DATABASE_URL=url_of_test_database()),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while not row_held(ids[0]):  # the first batch is held until the import commits
+            assert run.poll() is None and time.monotonic() < deadline, run.communicate()
+            time.sleep(0.05)
+        started = time.monotonic()
+        with CaptureQueriesContext(connection) as queries:
+            response = client.post(change_url(ids[0]), data)
+        answered_after = time.monotonic() - started
+        assert run.poll() is None, "the import ended before the save was refused"
+    finally:
+        output = run.communicate(timeout=600)
+    assert run.returncode == 0, output
+    page = response.content.decode()
+    assert response.status_code == 200 and f"{ids[0]} is being imported" in page
+    assert "A title typed while the import ran" in page
+    assert Case.objects.get(id=ids[0]).title_en == "Imported again"
+    lock_wait = float(LOCK_WAIT.removesuffix("s"))
+    (waited,) = [
+        float(q["time"]) for q in queries.captured_queries if "FOR NO KEY UPDATE" in q["sql"]
+    ]
+    assert lock_wait - 0.1 <= waited <= lock_wait + 0.5 and answered_after < 15
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "form is shown again within 2 seconds" not in readme
+    assert f"waits at most {lock_wait:g} seconds for the case's row" in re.sub(r"\s+", " ", readme)
