@@ -318,9 +318,11 @@ def neighbours(library):
     nothing to do with any of them."""
     source = {"url": "https://example.com/shared", "kind": "blog", "license": None,
               "archived": None}  # fmt: skip
+    # C-1 given a source: a later review, so that the import keeps it reviewed.
+    later = dict(REVIEWED, reviewed_at="2026-02-02T03:04:05Z")
     store(
         library,
-        plain_case("C-1", review=dict(REVIEWED), sources=[source]),
+        plain_case("C-1", review=later, sources=[source]),
         plain_case(
             "C-3", review=dict(REVIEWED), related=["C-1"], title={"en": "Third", "ko": "셋"}
         ),
