@@ -206,6 +206,7 @@ def run_worker(queues=None):
     due with `make_retries_due()` and call `run_worker()` again.
     """
     import asyncio
+    import threading
 
     from asgiref.sync import sync_to_async
     from django.db import connections
@@ -220,8 +221,21 @@ def run_worker(queues=None):
         # the test database can be dropped at the end.
         await sync_to_async(connections.close_all, thread_sensitive=True)()
 
+    # In a thread of its own: the caller may be running an event loop (Playwright's does).
+    failures = []
+
+    def run():
+        try:
+            asyncio.run(work())
+        except BaseException as error:  # given back to the caller
+            failures.append(error)
+
     with app.replace_connector(app.connector.get_worker_connector()):
-        asyncio.run(work())
+        thread = threading.Thread(target=run)
+        thread.start()
+        thread.join()
+    if failures:
+        raise failures[0]
 
 
 def make_retries_due():

@@ -14,7 +14,7 @@ from cases.models import Case
 from ingest import polling
 from ingest.models import FollowedSource, Item, ItemState
 
-from .conftest import run_worker
+from .conftest import make_staff, run_worker
 
 INCIDENTS = "/statuspage/api/v2/incidents.json"
 
@@ -334,3 +334,11 @@ def test_the_worker_polls_due_sources_and_retries_a_failing_one(served):
     run_worker()
     assert Case.objects.count() == 3
     assert ProcrastinateJob.objects.get(pk=job.pk).status == "succeeded"
+
+
+@pytest.mark.django_db
+def test_reviewers_may_follow_sources_and_dismiss_items_but_not_make_items(client):
+    client.force_login(make_staff("rita", reviewer=True))
+    assert client.get("/admin/ingest/followedsource/add/").status_code == 200
+    assert client.get("/admin/ingest/item/").status_code == 200
+    assert client.get("/admin/ingest/item/add/").status_code == 403
