@@ -141,19 +141,14 @@ def _run(source, outcome, now):
     source.items_listed = listing.listed
     outcome.skipped += listing.left_out
     entries = list({entry.item_id: entry for entry in reversed(listing.entries)}.values())[::-1]
-    limit = settings.INGEST_MAX_ITEMS
-    if len(entries) > limit:
-        outcome.notes.append(
-            f"{len(entries) - limit} items left for the next run (INGEST_MAX_ITEMS)"
-        )
-        entries = entries[:limit]
-    _draft(source, entries, outcome, now)
-    # Only when every item is done: a run that failed reads the same body again.
-    if not outcome.notes or "left for the next run" not in outcome.notes[-1]:
+    # Only when every item is done: the next run reads the same body again for the rest.
+    if _draft(source, entries, outcome, now):
         source.read_hash = body_hash
 
 
 def _draft(source, entries, outcome, now):
+    """Draft or update what is new or changed, at most INGEST_MAX_ITEMS of them; whether
+    every entry is done (the others are left for the next run, which finds these unchanged)."""
     known = {
         item.item_id: item for item in source.items.filter(item_id__in=[e.item_id for e in entries])
     }
@@ -199,6 +194,11 @@ def _draft(source, entries, outcome, now):
         item.content_hash, item.fetched_at, item.read = digest, now, entry.read()
         item.url, item.title = entry.url[:2000], entry.title
         to_write.append((item, entry))
+    limit = settings.INGEST_MAX_ITEMS
+    left = len(to_write) - limit
+    if left > 0:
+        to_write = to_write[:limit]
+        outcome.notes.append(f"{left} items left for the next run (INGEST_MAX_ITEMS)")
     Item.objects.bulk_update(
         changed_items, ["state", "changed_at_source", "content_hash", "fetched_at"]
     )
@@ -207,6 +207,7 @@ def _draft(source, entries, outcome, now):
     if to_write:
         drafting.ensure_terms()
     _write_drafts(source, to_write, outcome, now)
+    return left <= 0
 
 
 def _write_drafts(source, to_write, outcome, now):

@@ -342,3 +342,27 @@ def test_reviewers_may_follow_sources_and_dismiss_items_but_not_make_items(clien
     assert client.get("/admin/ingest/followedsource/add/").status_code == 200
     assert client.get("/admin/ingest/item/").status_code == 200
     assert client.get("/admin/ingest/item/add/").status_code == 403
+
+
+@pytest.mark.django_db
+def test_at_most_ingest_max_items_a_run_the_rest_at_the_next(served, settings):
+    settings.INGEST_MAX_ITEMS = 2
+    source = follow(served)
+    outcome = poll(source)
+    assert len(outcome.drafted) == 2 and "1 items left for the next run" in outcome.summary()
+    FollowedSource.objects.filter(pk=source.pk).update(etag="")  # as if the page moved on
+    outcome = poll(source)
+    assert (len(outcome.drafted), outcome.skipped) == (1, 2)
+    assert Case.objects.count() == 3
+
+
+@pytest.mark.django_db
+def test_make_run_s_demo_source_drafts_from_the_example_the_site_serves(live_server, settings):
+    """`make run` follows static/ingest/demo/ as served by the site itself (Makefile)."""
+    settings.INGEST_ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
+    call_command(
+        "follow_source", "statuspage", f"{live_server.url}/static/ingest/demo", name="demo"
+    )
+    outcome = poll(FollowedSource.objects.get(name="demo"))
+    assert len(outcome.drafted) == 1, outcome.summary()
+    assert Case.objects.get(pk=outcome.drafted[0]).title_en == "Incident on 2018-10-21 23:09 UTC"
