@@ -175,13 +175,15 @@ def test_the_charts_are_html_text_with_their_numbers(client, library):
     assert '<ol class="bar-list" role="list" aria-labelledby="chart-years-title">' in html
     # Each bar's label and count are text, the bar an SVG rectangle of its share of the longest.
     assert re.search(
-        r'<a class="bar-row" href="/taxonomy/symptoms/latency/" aria-label="Latency: 3 cases">\s*'
-        r'<span class="bar-label">Latency</span>\s*<span class="bar-count">3</span>\s*'
+        r'<a class="bar-row" href="/taxonomy/symptoms/latency/">\s*'
+        r'<span class="bar-label">Latency</span>\s*'
+        r'<span class="bar-count">3</span><span class="visually-hidden"> cases</span>\s*'
         r'<svg class="bar" aria-hidden="true"[^>]*><rect width="100.0%"',
         html,
     )
     assert re.search(
-        r'<span class="bar-label">Data loss</span>\s*<span class="bar-count">1</span>\s*'
+        r'<span class="bar-label">Data loss</span>\s*'
+        r'<span class="bar-count">1</span><span class="visually-hidden"> case</span>\s*'
         r'<svg[^>]*><rect width="33.3%"',
         html,
     )
