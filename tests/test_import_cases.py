@@ -76,6 +76,30 @@ def test_verbosity_2_lists_the_fields_each_updated_case_changes(tmp_path, capsys
     assert "A-2: updated: date, impact.users, lessons.ko, sources, updated_at\n" in out
 
 
+@pytest.mark.parametrize("whole", [False, True], ids=["array", "one-case-file"])
+def test_a_problem_in_a_pretty_printed_file_names_its_fields_own_line(tmp_path, whole):
+    """Not the case's first line: in a file written by json.dumps(indent=2), a case spans
+    some 90 lines. The rules of one case and those spanning cases alike."""
+    bad = make_case("A-2", related=["IL-9999"], updated_at="2026-01-01T00:00:00+16:00")
+    bad["sources"][0]["url"] = "javascript:alert(1)"
+    bad["title"]["en"] = "\u200b"
+    path = write_json(tmp_path / "cases.json", bad if whole else [make_case("A-1"), bad])
+    lines = path.read_text().splitlines()
+
+    def line_of(text, after=0):
+        return next(n for n, line in enumerate(lines, 1) if n > after and text in line)
+
+    start = line_of('"id": "A-2"') - 1
+    err, _final = refused(path)
+    for field, text in (
+        ("sources[0].url", '"url": "javascript:alert(1)"'),
+        ("updated_at", '"updated_at":'),
+        ("related[0]", '"IL-9999"'),
+        ("title.en", '"en": "\u200b"'),
+    ):
+        assert f"{path}:{line_of(text, start)}: A-2: {field}: " in err, (field, err)
+
+
 def test_reimport_replaces_sources_and_lists_in_place(tmp_path):
     case = make_case("A-1")
     case["sources"] = [
@@ -141,10 +165,12 @@ def test_strict_taxonomy_refuses_unknown_slugs(tmp_path):
     import_cases(write_json(tmp_path / "seed.json", seed_case()))
     before = library_state()
     case = make_case("A-1", components=["object-storage"])
-    errors, final = refused(write_json(tmp_path / "a.json", case), strict_taxonomy=True)
+    path = write_json(tmp_path / "a.json", case)
+    errors, final = refused(path, strict_taxonomy=True)
+    line = path.read_text().splitlines().index('  "components": [') + 1  # the field's own
     assert (
-        "a.json:1: A-1: components: 'object-storage' is not a term of the components facet"
-        in errors
+        f"a.json:{line}: A-1: components: 'object-storage' is not a term of the components "
+        "facet" in errors
     )
     assert library_state() == before
 
@@ -340,7 +366,8 @@ def test_malformed_json_lines_names_the_line(tmp_path, library):
 def test_bad_case_is_refused_naming_its_place(tmp_path, library, change, expected):
     case = make_case("A-1")
     change(case)
-    path = write_json(tmp_path / "a.json", case)
+    path = tmp_path / "a.json"  # on one line: each problem on the case's line
+    path.write_text(json.dumps(case, ensure_ascii=False), encoding="utf-8")
     errors, final = refused(path)
     assert f"{path}:1: {expected}" in errors
     assert "1 problem found; nothing was imported." in final
@@ -365,7 +392,8 @@ def test_array_elements_are_named_by_their_line(tmp_path, library):
     element_lines = [n for n, text in enumerate(path.read_text().splitlines(), 1) if text == "  {"]
     line = element_lines[1]  # where the second element of the array starts
     assert line > 2
-    assert f"{path}:{line}: A-2: docs: must be array, not a string" in errors
+    docs = path.read_text().splitlines().index('    "docs": "x",', line) + 1  # its field's
+    assert f"{path}:{docs}: A-2: docs: must be array, not a string" in errors
     assert library_state() == library
 
 

@@ -172,7 +172,10 @@ def test_a_file_older_than_the_library_is_refused_unless_the_curator_says_so(
     with pytest.raises(CommandError, match="1 problem found"):
         call_command("import_cases", str(old_file), stderr=stderr, verbosity=0)
     message = stderr.getvalue()
-    assert f"{old_file}:1: IL-0137: updated_at: the library's copy is newer (" in message
+    line = next(  # the field's own line
+        n for n, text in enumerate(old_file.read_text().splitlines(), 1) if '"updated_at"' in text
+    )
+    assert f"{old_file}:{line}: IL-0137: updated_at: the library's copy is newer (" in message
     assert "last changed by alice" in message and "--replace-newer" in message
     assert Case.objects.get(pk="IL-0137").version == edited.version
     # A file exported after the edit imports as it is; --replace-newer takes the old one.

@@ -79,6 +79,10 @@ class CaseRecord:
     line: int
     problems: list = field(default_factory=list)
     fingerprint: int | None = None
+    # The case's JSON text, from its first character on `line`, when it may be written over
+    # several lines (an array's element, a file's one case), so that a problem names the
+    # line of its field; None for a line of JSON Lines.
+    text: str | None = None
 
     @property
     def case_id(self):
@@ -87,9 +91,64 @@ class CaseRecord:
         return None
 
     def problem(self, message, path=None):
+        line = self.line if path is None or self.text is None else self.line_of(path)
         self.problems.append(
-            Problem(self.file, message, line=self.line, case_id=self.case_id, path=path)
+            Problem(self.file, message, line=line, case_id=self.case_id, path=path)
         )
+
+    def line_of(self, path):
+        """The line a field of the case is written on (`sources[0].url`), the case's own
+        first line when it is written on one line or the field is not found."""
+        if self.text is None or "\n" not in self.text:
+            return self.line
+        return field_line(self.text, path, self.line)
+
+
+# A token of JSON text: a string, a bracket, a colon or comma, or a number or literal.
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+')
+
+
+def field_line(text, path, first_line):
+    """The line of the field `path` (as field_path writes it: `sources[0].url`) in `text`,
+    the JSON text of one value that starts on line `first_line`: the line of its key, or of
+    an array's element its first character; `first_line` when it is not there."""
+    containers = []  # [path of the container, is an object, its current key or index]
+    expecting_key = False
+
+    def found(parts, position):
+        return field_path(parts) == path and first_line + text.count("\n", 0, position)
+
+    for token in _TOKEN.finditer(text):
+        char, position = token[0][0], token.start()
+        if char in "}]":
+            containers.pop() if containers else None
+            expecting_key = False
+            continue
+        if char == ":":
+            continue
+        if char == ",":
+            expecting_key = bool(containers) and containers[-1][1]
+            continue
+        top = containers[-1] if containers else None
+        if top and top[1] and expecting_key and char == '"':
+            try:
+                top[2] = json.loads(token[0])
+            except json.JSONDecodeError:
+                return first_line
+            expecting_key = False
+            if line := found([*top[0], top[2]], position):
+                return line
+            continue
+        # A value: an array's element is named by its position.
+        if top and not top[1]:
+            top[2] += 1
+            if line := found([*top[0], top[2]], position):
+                return line
+        here = [] if top is None else [*top[0], top[2]]
+        if char in "{[":
+            containers.append([here, char == "{", None if char == "{" else -1])
+            expecting_key = char == "{"
+    return first_line
 
 
 def _case_files_under(directory, problems):
@@ -371,8 +430,8 @@ class _Decoder:
         self.duplicates = []
         return self.json.raw_decode(text, position)
 
-    def record(self, value, file, line, fingerprint):
-        record = CaseRecord(value, file, line, fingerprint=fingerprint)
+    def record(self, value, file, line, fingerprint, text=None):
+        record = CaseRecord(value, file, line, fingerprint=fingerprint, text=text)
         if self.duplicates:
             places = _places_of_objects(value)
             for place, key in dict.fromkeys((places[id(obj)], key) for obj, key in self.duplicates):
@@ -443,8 +502,9 @@ def _array_records(text, file, decoder):
         if end > len(text.buffer) - _NEAR_THE_END and text.more():
             # A number may go on in the next block ("12" of "12.5"): decode it again.
             continue
+        case_text = text.buffer[start:end]
         yield decoder.record(
-            value, file, text.line_at(start), fingerprint=hash(text.buffer[start:end])
+            value, file, text.line_at(start), fingerprint=hash(case_text), text=case_text
         )
         position, expect_value, first = end, False, False
     # After the array's `]`, only whitespace.
@@ -559,7 +619,7 @@ def _json_file_records(handle, file, progress, decoder, lines=False):
         yield _unreadable_value(file, error, line, text)
         return
     line += text.count("\n", 0, len(text) - len(text.lstrip()))
-    yield decoder.record(value, file, line, fingerprint=hash(text))
+    yield decoder.record(value, file, line, fingerprint=hash(text), text=text.lstrip())
 
 
 def iter_case_file(

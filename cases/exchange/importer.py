@@ -212,6 +212,7 @@ class CaseFacts:
     terms: tuple = ()  # (facet, slug) pairs, in the case's order
     reviewed_by: str | None = None
     updated_at: datetime.datetime | None = None
+    multiline: bool = False  # written over several lines: a problem names its field's line
 
     @property
     def references(self):
@@ -284,6 +285,7 @@ class CaseImport:
         self.case_problems = defaultdict(list)  # index in self.facts -> problems of the case
         self._shared = {}  # one object for equal org names, slugs and (facet, slug) pairs
         self._other_documents = set()  # files found to hold something else than cases
+        self.unplaced = []  # problems of the rules spanning cases to give a field's line
         self.kept_at_check = set()  # with --keep-existing: the cases stored when checked
 
     def run(self, *, dry_run=False):
@@ -380,6 +382,7 @@ class CaseImport:
         self.check_taxonomy(checked)
         if not self.replace_newer:
             self.check_newer_in_library([(i, f) for i, f in checked if f.updated_at is not None])
+        self.place_problems()
         self.result.problems = self.read_problems + [
             problem for index in sorted(self.case_problems) for problem in self.case_problems[index]
         ]
@@ -408,6 +411,7 @@ class CaseImport:
         against the others (a reference, the library's newer copy), so that a run reports
         every problem, not those of a second attempt."""
         facts = CaseFacts(record.file, record.line, record.case_id, record.fingerprint)
+        facts.multiline = record.text is not None and "\n" in record.text
         data = record.data
         # The top-level fields with a problem; None when one has no place (not a case, a
         # field missing): then none is known.
@@ -436,9 +440,26 @@ class CaseImport:
 
     def problem(self, index, message, path=None):
         facts = self.facts[index]
-        self.case_problems[index].append(
-            Problem(facts.file, message, line=facts.line, case_id=facts.case_id, path=path)
-        )
+        problem = Problem(facts.file, message, line=facts.line, case_id=facts.case_id, path=path)
+        self.case_problems[index].append(problem)
+        if facts.multiline and path:
+            self.unplaced.append(problem)
+
+    def place_problems(self):
+        """Give each problem of the rules spanning cases (made from a case's facts, which
+        keep only its first line) the line of its field, in a case written over several
+        lines: the files holding such cases are read again, only when there are some."""
+        by_case = defaultdict(list)
+        for problem in self.unplaced:
+            by_case[(problem.file, problem.line)].append(problem)
+        files = {file for file, _line in by_case}
+        for path in self.files:
+            if str(path) not in files:
+                continue
+            for item in iter_case_file(Path(path), check_duplicate_keys=False):
+                for problem in by_case.get((item.file, item.line), ()):
+                    if isinstance(item, CaseRecord):
+                        problem.line = item.line_of(problem.path)
 
     def check_unique_ids(self, cases):
         first_seen = {}
