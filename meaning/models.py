@@ -11,18 +11,18 @@ def next_generation():
 
 
 class CaseMeaning(models.Model):
-    """The sentence vector of what a case says in `language` and lacks in the other one.
+    """The sentence vector of a case's texts in `language` (English: embedding.py).
 
-    `vector` is the encoder's 512 float32 numbers (little-endian bytes), or null when the case
-    has nothing in `language` that the other language lacks (a case translated whole). `version`
-    is the case's version it was made from: a vector of an older version is stale, and the
-    worker makes it again (embedding.py).
+    `vector` is the encoder's 512 float32 numbers (little-endian bytes). `untranslated`: the
+    case lacks a Korean text of some part its English has. `version` is the case's version it
+    was made from: a vector of an older version is stale, and the worker makes it again.
     """
 
     case = models.ForeignKey("cases.Case", models.CASCADE, related_name="meanings")
     language = models.CharField(max_length=2)
     version = models.PositiveIntegerField()
     vector = models.BinaryField(null=True)
+    untranslated = models.BooleanField(default=False)
     generation = models.BigIntegerField(db_index=True)
     made_at = models.DateTimeField(auto_now=True)
 

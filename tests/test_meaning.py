@@ -1,13 +1,13 @@
-"""Search across languages: a case's texts that lack a translation are found by meaning
-(meaning/), through vectors the worker makes after the write."""
+"""Search by meaning and across languages (meaning/): a case lacking a Korean text is found
+by a Korean search through its English, with vectors the worker makes after the write."""
 
 import pytest
 
-from meaning.embedding import lacking, stale
+from meaning.embedding import embedded_text, stale, untranslated
 from meaning.models import CaseMeaning
 
 from .conftest import run_worker
-from .library import listed_ids, no_text, plain_case, store
+from .library import listed_ids, plain_case, store
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -71,36 +71,35 @@ def test_a_part_the_korean_text_lacks_is_found_through_its_english(client, tmp_p
         plain_case("P-2"),
     )
     run_worker()
-    assert CaseMeaning.objects.get(case_id="P-1", language="en").vector is not None
-    # A case translated whole has nothing to find through the other language.
-    assert CaseMeaning.objects.get(case_id="P-2", language="en").vector is None
-    assert listed_ids(ranked(client, "인증서 만료 알림을 미리 받기"))[0] == "P-1"
+    assert CaseMeaning.objects.get(case_id="P-1").untranslated
+    # A case translated whole is found by its Korean words, not through its English.
+    assert not CaseMeaning.objects.get(case_id="P-2").untranslated
+    html = ranked(client, "인증서 만료 알림을 미리 받기")
+    assert listed_ids(html)[0] == "P-1" and "Found through its English text" in html
 
 
 def test_a_vector_is_made_again_after_the_case_changes(client, tmp_path):
     store(tmp_path, english_only("V-1"))
     run_worker()
-    made = CaseMeaning.objects.get(case_id="V-1", language="en")
+    made = CaseMeaning.objects.get(case_id="V-1")
     store(tmp_path, english_only("V-1", lessons={"en": "Rotate logs by size.", "ko": None}))
     assert list(stale().values_list("id", flat=True)) == ["V-1"]
     run_worker()
-    again = CaseMeaning.objects.get(case_id="V-1", language="en")
+    again = CaseMeaning.objects.get(case_id="V-1")
     assert again.generation > made.generation and bytes(again.vector) != bytes(made.vector)
 
 
-def test_the_texts_lacking_a_translation_are_what_is_embedded(tmp_path):
+def test_a_case_lacking_some_korean_text_is_untranslated(tmp_path):
     from cases.models import Case
 
+    whole = {"en": "English lessons.", "ko": "한국어 교훈."}
     store(
         tmp_path,
-        plain_case(
-            "T-1",
-            summary={"en": "English summary.", "ko": "한국어 요약."},
-            lessons={"en": "English lessons.", "ko": None},
-            detection={"en": None, "ko": "한국어로만 쓴 탐지."},
-            trigger=no_text(),
-        ),
+        plain_case("T-1", summary={"en": "English summary.", "ko": "한국어 요약."}, lessons=whole),
+        plain_case("T-2", lessons={"en": "English lessons.", "ko": None}),
+        plain_case("T-3", remediation=[{"text": {"en": "Roll back.", "ko": None}}]),
     )
-    case = Case.objects.get(id="T-1")
-    assert lacking(case, "en") == "English lessons."
-    assert lacking(case, "ko") == "한국어로만 쓴 탐지."
+    cases = {case.id: case for case in Case.objects.prefetch_related("remediation_steps")}
+    assert not untranslated(cases["T-1"])
+    assert untranslated(cases["T-2"]) and untranslated(cases["T-3"])
+    assert embedded_text(cases["T-1"]) == "An incident\nEnglish summary.\nEnglish lessons."

@@ -36,7 +36,9 @@ from django.db.models import (
     When,
 )
 from django.db.models import Case as DbCase
-from django.db.models.expressions import RawSQL
+from django.db.models.expressions import OrderBy, RawSQL, Window
+from django.db.models.functions import Rank
+from django.db.models.lookups import GreaterThan
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
@@ -272,8 +274,10 @@ COMMON = 1000
 MAX_UNITS = 16
 # How much a title match weighs beside the rest of a case, ts_rank's weights D, C, B, A.
 WEIGHTS = [0.1, 0.2, 0.4, 1.0]
-# What a case found by meaning scores, times its similarity (meaning/nearest.py).
-MEANING_WEIGHT = 4.0
+# How much the rank by meaning (meaning/nearest.py) weighs beside the rank by words, and
+# reciprocal rank fusion's constant (Search.score).
+MEANING_WEIGHT = 0.5
+FUSION_K = 10
 
 
 class Search:
@@ -313,17 +317,15 @@ class Search:
 
     @cached_property
     def meaning(self):
-        """{case id: similarity} of the cases found by meaning."""
+        """The Meaning of the words (meaning/nearest.py): none for a precise search."""
         if self.precise or not self.wanted:
-            return {}
-        return dict(nearest.nearest(" ".join(self.wanted)))
+            return nearest.Meaning()
+        return nearest.meaning(" ".join(self.wanted))
 
     def found_through(self, case_id):
-        """The language of the texts through which the search found a case by meaning alone
-        (their translation is missing), or None."""
-        if case_id in self.meaning:
-            return "en" if nearest.searched_language(self.text) == "ko" else "ko"
-        return None
+        """Whether the search found a case by meaning alone, through its English texts that
+        have no Korean translation yet."""
+        return case_id in self.meaning.found
 
     @cached_property
     def frequencies(self):
@@ -371,24 +373,50 @@ class Search:
 
     def condition(self):
         found = Q(search_vector=self.query())
-        if self.meaning:
-            by_meaning = Q(pk__in=list(self.meaning))
+        if self.meaning.found:
+            by_meaning = Q(pk__in=list(self.meaning.found))
             for unit in self.excluded:
                 by_meaning &= Q(search_vector=LibraryQuery(unit))
             found |= by_meaning
         return found
 
     def meaning_score(self):
+        """What a case's similarity in meaning to the words adds to its score: reciprocal rank
+        fusion, 1 / (FUSION_K + its rank among the cases nearest in meaning), times
+        MEANING_WEIGHT (0 for a case not among them)."""
+        similar = self.meaning.similar | self.meaning.found
+        nearest_first = sorted(similar, key=lambda pk: -similar[pk])
         return DbCase(
-            *[When(pk=pk, then=Value(MEANING_WEIGHT * s)) for pk, s in self.meaning.items()],
+            *[
+                When(pk=pk, then=Value(MEANING_WEIGHT / (FUSION_K + rank)))
+                for rank, pk in enumerate(nearest_first, 1)
+            ],
             default=Value(0.0),
             output_field=FloatField(),
         )
 
     def score(self):
-        """The BM25-like score of a case (see the class), and its similarity in meaning."""
+        """The case's score: its words' BM25-like score (see the class); when some cases are
+        near the words in meaning, the words' and the meaning's ranks fused instead (reciprocal
+        rank fusion: each adds 1 / (FUSION_K + the case's rank by it), so that neither scale
+        swamps the other)."""
         words = self.words_score()
-        return words + self.meaning_score() if self.meaning else words
+        if not (self.meaning.similar or self.meaning.found):
+            return words
+        by_words = Window(Rank(), order_by=OrderBy(words, descending=True))
+        # A case whose words a Korean search cannot read (it lacks their Korean) is ranked by
+        # meaning in their place: its rank among the cases found so.
+        found = sorted(self.meaning.found, key=lambda pk: -self.meaning.found[pk])
+        words_part = DbCase(
+            When(GreaterThan(words, 0), then=Value(1.0) / (Value(FUSION_K) + by_words)),
+            *[
+                When(pk=pk, then=Value(1.0 / (FUSION_K + rank)))
+                for rank, pk in enumerate(found, 1)
+            ],
+            default=Value(0.0),
+            output_field=FloatField(),
+        )
+        return words_part + self.meaning_score()
 
     def words_score(self):
         if not self.several:
@@ -424,7 +452,7 @@ class Search:
             every_unit=DbCase(When(few, then=ExpressionWrapper(every, BooleanField()))),
             rank=DbCase(
                 When(few, then=self.score()),
-                default=self.meaning_score() if self.meaning else None,
+                default=self.meaning_score() if self.meaning.found else None,
             ),
             title_match=ExpressionWrapper(
                 Q(title_vector=self.every_unit if not self.several else self.highlighted()),

@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ("cases", "0021_case_term_names"),
+        ("cases", "0001_initial"),
     ]
 
     operations = [
