@@ -206,6 +206,15 @@ def pages(t):
         ("search Korean verb", q("/cases/", q="머물렀다")),
         ("search Korean compound", q("/cases/", q="서비스장애")),
         ("search + filter", q("/cases/", q=t["word"], severity="high")),
+        # A reader's description (issue 32): 8 to 12 words, about half of them common.
+        (
+            "search long",
+            q("/cases/", q=f"storage timeout after the deploy {t['rare']} caused errors in region"),
+        ),
+        (
+            "search long Korean",
+            q("/cases/", q="배포 후 스토리지 서비스장애 때문에 요청이 계속 실패함"),
+        ),
         ("taxonomy", "/taxonomy/"),
         ("term", f"/taxonomy/domain/{t['domain']}/"),
         ("orgs", "/orgs/"),
