@@ -138,6 +138,15 @@ def _run(source, outcome, now):
             "at the run before: more than 10% vanished. Nothing was deleted; check the source."
         )
         outcome.notes.append("listed far fewer items than before (flagged)")
+    if not source.items_listed and hasattr(read, "older"):
+        # The first run: the source's older incidents too, where it has them.
+        try:
+            older = read.older(source, fetch)
+        except (FetchError, ReadError) as error:
+            outcome.notes.append(f"older incidents not read ({error})")
+        else:
+            listed = {entry.item_id for entry in listing.entries}
+            listing.entries += [entry for entry in older if entry.item_id not in listed]
     source.items_listed = listing.listed
     outcome.skipped += listing.left_out
     entries = list({entry.item_id: entry for entry in reversed(listing.entries)}.values())[::-1]

@@ -94,7 +94,7 @@ STAFF_PASSWORD = "a long enough test password"
 
 
 def reviewer_group():
-    """The Reviewer group migration 0002 makes.
+    """The Reviewer group migration 0002 makes (with what ingest's 0002 gives it).
 
     A transactional test (the live server's, a subprocess's) ends by emptying every table;
     the tests after it get the group back, made from the migration's own list.
@@ -113,6 +113,17 @@ def reviewer_group():
         ]
         group.permissions.add(
             *Permission.objects.filter(content_type__app_label="cases", codename__in=codenames)
+        )
+        followed = importlib.import_module("ingest.migrations.0002_reviewer_permissions")
+        group.permissions.add(
+            *Permission.objects.filter(
+                content_type__app_label="ingest",
+                codename__in=[
+                    f"{action}_{model}"
+                    for model, actions in followed.REVIEWER_PERMISSIONS.items()
+                    for action in actions
+                ],
+            )
         )
     return group
 

@@ -19,7 +19,10 @@ from .conftest import make_staff, run_worker
 INCIDENTS = "/statuspage/api/v2/incidents.json"
 
 
-def follow(served, name="github", **options):
+def follow(served, name="github", history=False, **options):
+    """Follow the stored GitHub example; without its history.atom unless asked."""
+    if not history:
+        served.files.pop("/statuspage/history.atom", None)
     call_command("follow_source", "statuspage", served.url("/statuspage"), name=name, **options)
     return FollowedSource.objects.get(name=name)
 
@@ -364,5 +367,27 @@ def test_make_run_s_demo_source_drafts_from_the_example_the_site_serves(live_ser
         "follow_source", "statuspage", f"{live_server.url}/static/ingest/demo", name="demo"
     )
     outcome = poll(FollowedSource.objects.get(name="demo"))
-    assert len(outcome.drafted) == 1, outcome.summary()
+    assert len(outcome.drafted) == 2, outcome.summary()  # the API's, and history.atom's older
     assert Case.objects.get(pk=outcome.drafted[0]).title_en == "Incident on 2018-10-21 23:09 UTC"
+
+
+@pytest.mark.django_db
+def test_the_first_run_reads_history_atom_for_older_incidents(served):
+    source = follow(served, history=True)
+    outcome = poll(source)
+    assert len(outcome.drafted) == 4  # the API's 3, and one older from history.atom only
+    older = Item.objects.get(item_id="j6g0vk4h8x2m")
+    case = case_to_exchange(Case.objects.for_page().get(pk=older.case_id))
+    assert (case["title"]["en"], case["date"], case["org"]) == (
+        "Elevated error rates on git operations", "2018-09-11", "GitHub",
+    )  # fmt: skip
+    assert case["symptoms_text"]["en"].splitlines() == [
+        "Sep 11, 17:45 UTC, Investigating - We are investigating reports of elevated error "
+        "rates on git operations.",
+        "Sep 11, 18:32 UTC, Resolved - This incident has been resolved.",
+    ]
+    assert Item.objects.filter(item_id="6kmhq5cprqtg").count() == 1  # in both: once
+    # Later runs read the API only.
+    FollowedSource.objects.filter(pk=source.pk).update(etag="", read_hash="")
+    poll(source)
+    assert [path for path, _headers in served.requests].count("/statuspage/history.atom") == 1

@@ -6,9 +6,18 @@ incident's name, its first update's time as the date, the updates (oldest first)
 symptoms, the last update as the summary, the postmortem as the summary when one is
 published, the components as the impact's scope, the impact as severity, and the time
 from start to resolution.
+
+At a source's first run, `older()` also reads `history.atom` below the page (its incidents
+older than the 50 of the API, title, date and updates only); a page without one is noted.
 """
 
+import datetime
+import html
 import json
+import re
+
+import feedparser
+from django.utils.html import strip_tags
 
 from ingest.readers.entry import Entry, Listing, ReadError, iso_duration, parse_time, short
 
@@ -87,3 +96,38 @@ def _entry(incident, where, organisation, source, postmortem):
         resolved_after=iso_duration(started, resolved),
         source_kind="postmortem" if postmortem else "status-page",
     )
+
+
+def older(source, fetch):
+    """The incidents of `history.atom` (an Entry each). Impacts and postmortems are not in
+    it: a source keeping only some impacts, or postmortems, takes none of them."""
+    if source.min_impact != "none" or source.postmortem_only:
+        return []
+    answer = fetch(source.url.rstrip("/") + "/history.atom", accept="application/atom+xml")
+    parsed = feedparser.parse(answer.body)
+    if not parsed.entries:
+        raise ReadError(f"{FORMAT}: history.atom lists no incident")
+    organisation = re.sub(r"\s+Status\b.*$", "", parsed.feed.get("title") or "") or source.name
+    entries = []
+    for index, item in enumerate(parsed.entries):
+        link = item.get("link") or ""
+        moment = item.get("published_parsed")
+        if "/incidents/" not in link or not item.get("title") or moment is None:
+            raise ReadError(f"{FORMAT}: `history.atom entries[{index}]` lacks a link or date")
+        updates = [
+            " ".join(html.unescape(strip_tags(re.sub(r"<br\s*/?>", ", ", part))).split())
+            for part in re.split(r"</p>", item.get("summary") or "")
+            if strip_tags(part).strip()
+        ]
+        entries.append(
+            Entry(
+                item_id=link.rstrip("/").rsplit("/", 1)[1],
+                url=link,
+                title=short(item["title"], 300),
+                date=datetime.date(*moment[:3]),
+                organisation=organisation,
+                summary=short(updates[0] if updates else item["title"], 4000),
+                symptoms="\n".join(reversed(updates)) or None,
+            )
+        )
+    return entries
