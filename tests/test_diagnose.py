@@ -9,7 +9,7 @@ import pytest
 from cases.models import Case, Term
 from cases.translations import source_hash
 
-from .library import REVIEWED, SEARCH_QUERIES, plain_case, store
+from .library import REVIEWED, SEARCH_QUERIES, facet_counts, plain_case, store
 
 pytestmark = pytest.mark.django_db
 
@@ -219,8 +219,8 @@ def test_the_forms_choices_are_in_the_order_of_their_labels(client, tmp_path, la
 
 
 def test_an_empty_form_runs_no_search(client, library, django_assert_max_num_queries):
-    # The library's state; the terms.
-    with django_assert_max_num_queries(2):
+    # The library's state; the terms; the choices' counts (the sidebar's, until it changes).
+    with django_assert_max_num_queries(3):
         html = page(client, "/diagnose/")
     assert 'type="checkbox" name="symptoms" value="common"' in html
     assert "matching case" not in html
@@ -240,7 +240,8 @@ def test_links_lead_here_from_the_home_term_and_case_pages(client, library):
 
 
 def test_diagnose_runs_a_fixed_number_of_queries(client, library, django_assert_max_num_queries):
-    """Queries: the library's state; the taxonomy terms; how many cases have each chosen term
+    """Queries: the library's state; the taxonomy terms; the choices' counts (the library's,
+    kept by the database and cached); how many cases have each chosen term
     (with the library's size); the matches counted by root cause and kind of fix; one page of
     them with organisation, severity and root cause; their remediation steps. Free words add
     what a search adds (tests/test_query_budgets.py's SEARCH_QUERIES)."""
@@ -250,7 +251,7 @@ def test_diagnose_runs_a_fixed_number_of_queries(client, library, django_assert_
         ("/diagnose/?q=readahead", True),
         ("/diagnose/?symptoms=common&fix=roll-back&root_cause=config&q=rolled", True),
     ]:
-        with django_assert_max_num_queries(6 + (SEARCH_QUERIES if words else 0)):
+        with django_assert_max_num_queries(7 + (SEARCH_QUERIES if words else 0)):
             page(client, url)
 
 
@@ -392,3 +393,33 @@ def test_common_words_are_named_before_a_root_cause_is_blamed(client, library):
     html = page(client, "/diagnose/?q=the&root_cause=config&lang=en")
     assert "holds only words too common to search for" in html
     assert "with the root cause or kind of fix chosen" not in html
+
+
+def choice_counts(html, facet="symptoms"):
+    """{slug: (count, greyed)} of the form's checkboxes of one facet."""
+    return {
+        slug: (int(count), bool(empty))
+        for empty, slug, count in re.findall(
+            rf'<li( class="empty")?><label><input type="checkbox" name="{facet}" '
+            r'value="([^"]+)"[^>]*>.*?<span class="count"[^>]*>(\d+)</span>',
+            html,
+        )
+    }
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_each_choice_shows_the_sidebars_count_and_an_empty_one_is_greyed(client, library, lang):
+    """A Korean reader picked 지연 증가, which no case has, and got nothing: each choice says
+    how many cases have it (the list's sidebar's count), and one that none has is greyed."""
+    Term.objects.create(facet="symptoms", slug="latency-increase", label_en="Latency increase",
+                        label_ko="지연 증가")  # fmt: skip
+    html = page(client, f"/diagnose/?lang={lang}")
+    counts = choice_counts(html)
+    sidebar = facet_counts(page(client, f"/cases/?lang={lang}"))
+    assert counts["latency-increase"] == (0, True)
+    assert counts["common"] == (sidebar["symptoms=common"], False) == (8, False)
+    assert counts["rare-x"] == (1, False)
+    assert {slug: n for slug, (n, _) in counts.items() if n} == {
+        key.split("=")[1]: n for key, n in sidebar.items() if key.startswith("symptoms=") and n
+    }
+    assert choice_counts(html, "components")["cache"] == (1, False)

@@ -111,6 +111,16 @@ class Result:
 
 
 @dataclass
+class Choice:
+    """A checkbox of the form: its term, whether it is ticked, and how many public cases have
+    the term (the count the list's sidebar shows for it on the unfiltered list; 0: greyed)."""
+
+    term: object
+    chosen: bool
+    count: int
+
+
+@dataclass
 class TermCount:
     term: object
     count: int
@@ -119,9 +129,12 @@ class TermCount:
 
 
 class Diagnosis:
-    def __init__(self, params, *, terms, path=None):
+    def __init__(self, params, *, terms, path=None, counts=None):
+        """`counts`: the library's facet counts (cases/listing/counts.py library_counts),
+        which the form's choices show."""
         self.params = params
         self.terms = terms
+        self.counts = counts
         self.path = path or reverse("cases:diagnose")
         self.form = DiagnoseForm(params, terms=terms)
         self.results = []
@@ -352,10 +365,20 @@ class Diagnosis:
         return self.page_url(self.page_number + 1) if self.page_number < self.pages else ""
 
     def form_facets(self):
-        """(facet, [(term, chosen)]) for the form's checkboxes, by label in the page's language."""
+        """(facet, [Choice]) for the form's checkboxes, by label in the page's language."""
         chosen = {term.id for term in self.chosen} if self.form.is_valid() else set()
         language = content_language(get_language())
+
+        def count(term):
+            return self.counts.count(term.facet, term.slug) if self.counts else 0
+
         return [
-            (facet, [(term, term.id in chosen) for term in self.terms.by_label(facet, language)])
+            (
+                facet,
+                [
+                    Choice(term, term.id in chosen, count(term))
+                    for term in self.terms.by_label(facet, language)
+                ],
+            )
             for facet in FORM_FACETS
         ]

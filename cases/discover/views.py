@@ -11,6 +11,7 @@ from cases.discover import citations
 from cases.discover.diagnose import Diagnosis
 from cases.discover.stats import CHART_SLUGS, Statistics, chart_csv
 from cases.languages import content_language
+from cases.listing.counts import library_counts
 from cases.models import Case, Term
 from cases.views import NoSuchPage, upper_case_id
 
@@ -39,7 +40,8 @@ def case_citation(request, case_id, fmt):
 @public_page
 def diagnose(request):
     terms = Term.objects.public().index()
-    diagnosis = Diagnosis(request.GET, terms=terms)
+    # The choices' counts: the sidebar's, of the whole library (kept, cached per generation).
+    diagnosis = Diagnosis(request.GET, terms=terms, counts=library_counts(terms, request))
     context = {"diagnosis": diagnosis, "form": diagnosis.form}
     if not diagnosis.is_valid():
         return render(request, "discover/diagnose.html", context, status=400)
