@@ -86,4 +86,7 @@ def test_a_near_valid_case_is_imported_exactly_or_refused_by_name(
             assert any("F-1" in line for line in problems), errors
     else:
         stored = exported("F-1")
+        # Which English each Korean translates: the library's own records, which an import
+        # keeps or makes (an earlier example changed an English text under its Korean).
+        stored.pop("translations", None)
         assert same_case(stored, json.loads(json.dumps(case))), (path, replacement, drop)
