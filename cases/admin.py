@@ -523,6 +523,8 @@ class CaseAdmin(LibraryAdmin):
         "organisation",
         "date",
         "status",
+        # A draft from a followed source says which ("followed source github", ingest/).
+        "written_by",
         "reviewed_by",
         "updated_at",
         "translation",

@@ -391,3 +391,10 @@ def test_the_first_run_reads_history_atom_for_older_incidents(served):
     FollowedSource.objects.filter(pk=source.pk).update(etag="", read_hash="")
     poll(source)
     assert [path for path, _headers in served.requests].count("/statuspage/history.atom") == 1
+
+
+@pytest.mark.django_db
+def test_the_case_list_marks_each_draft_with_the_source_it_came_from(served, admin_client):
+    poll(follow(served))
+    page = admin_client.get("/admin/cases/case/?status=draft").content.decode()
+    assert page.count("followed source github") == 3

@@ -409,10 +409,7 @@ class Search:
         found = sorted(self.meaning.found, key=lambda pk: -self.meaning.found[pk])
         words_part = DbCase(
             When(GreaterThan(words, 0), then=Value(1.0) / (Value(FUSION_K) + by_words)),
-            *[
-                When(pk=pk, then=Value(1.0 / (FUSION_K + rank)))
-                for rank, pk in enumerate(found, 1)
-            ],
+            *[When(pk=pk, then=Value(1.0 / (FUSION_K + rank))) for rank, pk in enumerate(found, 1)],
             default=Value(0.0),
             output_field=FloatField(),
         )

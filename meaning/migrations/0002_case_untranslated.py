@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('meaning', '0001_initial'),
+        ("meaning", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='casemeaning',
-            name='untranslated',
+            model_name="casemeaning",
+            name="untranslated",
             field=models.BooleanField(default=False),
         ),
     ]
