@@ -22,6 +22,11 @@ not the files (a 600 MB file of 100,000 cases included):
    (vectors.py), and written with the rows (`incidentlib.vectors`); another merges the GIN
    indexes' pending lists as the batches are written (gin_lists.py).
 
+Of each case it replaces, the writing knows which fields change (format.changed_fields): the
+review rule (review_after_import, by workflow.review_lapses) and the Korean texts left stale
+(translations.carried_by_import) follow from them, and each case created or changed gets an
+ImportedChange for its admin History.
+
 A dry run does all of it and then rolls the transaction back, so that it reports what the
 real run would, refusals of the database included.
 """
