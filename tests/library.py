@@ -15,8 +15,9 @@ DRAFT = {"written_by": "session", "reviewed_by": None, "reviewed_at": None}
 # What a search adds to a page's queries (the query budgets): whether sentence vectors were
 # written since the process last looked (meaning/nearest.py; a second query reads them when
 # some were), and, for a search of several words, how many cases have each word (one query for
-# every word at once).
-SEARCH_QUERIES = 3
+# every word at once), and when all its words are common, how many cases have all of them or
+# all but one (one more query).
+SEARCH_QUERIES = 4
 
 
 def no_text():

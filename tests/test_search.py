@@ -523,3 +523,24 @@ def test_a_long_search_counts_its_words_cases_in_one_query(
             {"q": "disk full of logs after retries wrote errors for hours without rotation"},
         )
     assert len(long.captured_queries) == len(short.captured_queries)
+
+
+def test_common_words_alone_find_the_cases_having_the_most_of_them(client, tmp_path, monkeypatch):
+    """With every word common (in more than COMMON cases), a search finds the cases having
+    every word; with none having them all, those having all but one; never the cases having
+    one common word alone, which would be most of a large library."""
+    monkeypatch.setattr(search, "COMMON", 2)
+
+    def case(case_id, words):
+        return plain_case(case_id, summary={"en": f"The {words} failed.", "ko": None})
+
+    store(
+        tmp_path,
+        case("X-1", "zanzibar quokka"),
+        case("X-2", "quokka marmot"),
+        case("X-3", "zanzibar marmot"),
+        case("X-4", "zanzibar quokka"),
+        case("X-5", "marmot"),
+    )
+    assert sorted(found(client, "zanzibar quokka marmot")) == ["X-1", "X-2", "X-3", "X-4"]
+    assert sorted(found(client, "zanzibar quokka")) == ["X-1", "X-4"]

@@ -224,23 +224,37 @@ def units(text):
 
 
 class AnyOfQuery(SearchQuery):
-    """Any of several units' queries (LibraryQuery each), with none of the excluded ones:
-    `(q1 || q2 || ...) && !!e1 && ...`, as PostgreSQL combines tsqueries."""
+    """Any of several groups of units, each group's units all (LibraryQuery each), with none
+    of the excluded ones: `((q1 && q2) || (q3) || ...) && e1 && ...` as PostgreSQL combines
+    tsqueries (an excluded unit reads as websearch reads `-word`: `!'word'`). Groups of one
+    unit each (`any_of`): any of the units."""
 
-    def __init__(self, wanted, excluded=()):
-        self.wanted = [LibraryQuery(unit) for unit in wanted]
+    def __init__(self, groups, excluded=()):
+        self.groups = [[LibraryQuery(unit) for unit in group] for group in groups]
         self.excluded = [LibraryQuery(unit) for unit in excluded]
-        super().__init__(" ".join([*wanted, *excluded]), config="english")
+        words = [unit for group in groups for unit in group]
+        super().__init__(" ".join([*words, *excluded]), config="english")
+
+    @classmethod
+    def any_of(cls, units, excluded=()):
+        return cls([[unit] for unit in units], excluded)
+
+    @classmethod
+    def all_but_one(cls, units, excluded=()):
+        """Every unit but one, whichever it is."""
+        return cls([units[:n] + units[n + 1 :] for n in range(len(units))], excluded)
 
     def as_sql(self, compiler, connection, function=None, template=None):
-        sql, params = [], []
-        for query in self.wanted:
-            part_sql, part_params = query.as_sql(compiler, connection)
-            sql.append(part_sql)
-            params += part_params
-        combined = f"({' || '.join(sql)})"
+        groups, params = [], []
+        for group in self.groups:
+            sql = []
+            for query in group:
+                part_sql, part_params = query.as_sql(compiler, connection)
+                sql.append(part_sql)
+                params += part_params
+            groups.append(f"({' && '.join(sql)})")
+        combined = f"({' || '.join(groups)})"
         for query in self.excluded:
-            # An excluded unit reads as websearch reads `-word`: `!'word'`.
             part_sql, part_params = query.as_sql(compiler, connection)
             combined = f"({combined} && {part_sql})"
             params += part_params
@@ -269,7 +283,7 @@ def case_id_in(text):
 # A unit found in more cases than this is common: with rarer units beside it, it only weighs in
 # the order and finds no case of its own (a word in half the library would otherwise make every
 # long search read half the library). With no rarer unit, the common ones find the cases.
-COMMON = 1000
+COMMON = 300
 # Units weighed one by one, at most (the rest are still part of the all-words match).
 MAX_UNITS = 16
 # How much a title match weighs beside the rest of a case, ts_rank's weights D, C, B, A.
@@ -327,20 +341,18 @@ class Search:
         have no Korean translation yet."""
         return case_id in self.meaning.found
 
-    @cached_property
-    def frequencies(self):
-        """(library size, [how many cases have each wanted unit, counted up to COMMON + 1])."""
-        if not self.several:
-            return 1, [1] * len(self.wanted)
+    def _counts(self, queries):
+        """How many cases each tsquery finds, up to COMMON + 1 (through the GIN index), and the
+        library's size: one query."""
         table = Case._meta.db_table
         counts, params = [], []
-        for unit in self.wanted:
-            sql, unit_params = LibraryQuery(unit).as_sql(None, connection)
+        for query in queries:
+            sql, query_params = query.as_sql(None, connection)
             counts.append(
                 f"(SELECT count(*) FROM (SELECT 1 FROM {table} WHERE search_vector @@ {sql}"
                 f" LIMIT {COMMON + 1}) AS unit)"
             )
-            params += unit_params
+            params += query_params
         with connection.cursor() as cursor:
             cursor.execute(
                 f"""SELECT GREATEST(
@@ -353,23 +365,44 @@ class Search:
         return max(int(size), *found, 1), found
 
     @cached_property
-    def finding(self):
-        """The units that find cases: the rare ones, or every unit that some case has when
-        all are common."""
-        _, found = self.frequencies
-        present = [unit for unit, count in zip(self.wanted, found, strict=True) if count]
-        rare = [u for u, count in zip(self.wanted, found, strict=True) if 0 < count <= COMMON]
-        return rare or present or self.wanted
+    def frequencies(self):
+        """(library size, [how many cases have each wanted unit, counted up to COMMON + 1])."""
+        if not self.several:
+            return 1, [1] * len(self.wanted)
+        return self._counts([LibraryQuery(unit) for unit in self.wanted])
 
     def query(self):
-        """The tsquery a case found matches (GIN-indexed)."""
+        """The tsquery of the cases found (GIN-indexed): those having any rare unit. When
+        every unit some case has is common, those having all of them, else all but one, else
+        any (counted in one more query): a handful of common words would otherwise find most
+        of the library."""
         if not self.several:
             return self.every_unit
-        return AnyOfQuery(self.finding, self.excluded)
+        _, found = self.frequencies
+        rare = [u for u, count in zip(self.wanted, found, strict=True) if 0 < count <= COMMON]
+        if rare:
+            return AnyOfQuery.any_of(rare, self.excluded)
+        present = [u for u, count in zip(self.wanted, found, strict=True) if count]
+        if len(present) < 2:
+            return AnyOfQuery.any_of(present or self.wanted, self.excluded)
+        return self._most_of(tuple(present))
+
+    @cached_property
+    def _most_units(self):
+        return {}
+
+    def _most_of(self, present):
+        if present not in self._most_units:
+            every = AnyOfQuery([list(present)], self.excluded)
+            most = AnyOfQuery.all_but_one(list(present), self.excluded)
+            _, (with_every, with_most) = self._counts([every, most])
+            choice = every if with_every else most if with_most and len(present) > 2 else None
+            self._most_units[present] = choice or AnyOfQuery.any_of(present, self.excluded)
+        return self._most_units[present]
 
     def highlighted(self):
         """The tsquery whose words a snippet marks: any wanted unit."""
-        return AnyOfQuery(self.wanted) if self.several else self.every_unit
+        return AnyOfQuery.any_of(self.wanted) if self.several else self.every_unit
 
     def condition(self):
         found = Q(search_vector=self.query())
