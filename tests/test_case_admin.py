@@ -46,7 +46,7 @@ def listed(client, query=""):
 # The list ------------------------------------------------------------------------------
 
 
-def test_the_list_shows_id_title_organisation_date_status_reviewer_and_last_update(
+def test_the_list_shows_id_title_organisation_date_status_writer_reviewer_and_last_update(
     client, library, reviewer
 ):
     logged_in(client, reviewer)
@@ -58,6 +58,7 @@ def test_the_list_shows_id_title_organisation_date_status_reviewer_and_last_upda
         "organisation",
         "date",
         "status",
+        "written_by",
         "reviewed_by",
         "updated_at",
         "translation",
