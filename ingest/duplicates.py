@@ -1,16 +1,12 @@
-"""Likely duplicates of a drafted item: the hook for the search issue (issue 32).
+"""Likely duplicates of a drafted item: those of its draft, as the case's own admin page shows
+them (cases/review/duplicates.py: same source address, or the same organisation within a few
+days and similar text, in either language, in the library's one ranking)."""
 
-The item admin shows what `likely_duplicates(item)` returns beside each draft. Issue 32's
-one ranking for the library (same source address, or the same organisation within a few
-days and similar text, in either language) is to answer here; until then, only the cases
-that already cite the item's own address.
-"""
-
-from cases.models import Case
+from cases.review import duplicates
 
 
-def likely_duplicates(item, limit=5):
+def likely_duplicates(item, limit=duplicates.LIKELY_DUPLICATES):
     """Cases other than the item's own draft that are likely the same incident."""
-    if not item.url:
+    if item.case_id is None:
         return []
-    return list(Case.objects.citing(item.url).exclude(pk=item.case_id).only("pk")[:limit])
+    return [found.case for found in duplicates.likely_duplicates(item.case, limit)]
