@@ -328,15 +328,17 @@ def test_the_worker_polls_due_sources_and_retries_a_failing_one(served):
     assert "502" in source.last_error
     from procrastinate.contrib.django.models import ProcrastinateJob
 
-    job = ProcrastinateJob.objects.get(task_name="ingest.poll_source")
-    assert (job.status, job.attempts) == ("todo", 1)  # to be retried, after its backoff
+    # (The worker's own periodic job may have asked for the due source once more meanwhile,
+    # when its minute turned during the run: each such job fails and waits alike.)
+    jobs = list(ProcrastinateJob.objects.filter(task_name="ingest.poll_source"))
+    assert jobs and {(job.status, job.attempts) for job in jobs} == {("todo", 1)}
     del served.behave[INCIDENTS]
     from .conftest import make_retries_due
 
     make_retries_due()
     run_worker()
     assert Case.objects.count() == 3
-    assert ProcrastinateJob.objects.get(pk=job.pk).status == "succeeded"
+    assert {ProcrastinateJob.objects.get(pk=job.pk).status for job in jobs} == {"succeeded"}
 
 
 @pytest.mark.django_db
