@@ -330,7 +330,9 @@ def test_the_worker_polls_due_sources_and_retries_a_failing_one(served):
 
     # (The worker's own periodic job may have asked for the due source once more meanwhile,
     # when its minute turned during the run: each such job fails and waits alike.)
-    jobs = list(ProcrastinateJob.objects.filter(task_name="ingest.poll_source"))
+    jobs = list(
+        ProcrastinateJob.objects.filter(task_name="ingest.poll_source", args__source_id=source.pk)
+    )
     assert jobs and {(job.status, job.attempts) for job in jobs} == {("todo", 1)}
     del served.behave[INCIDENTS]
     from .conftest import make_retries_due

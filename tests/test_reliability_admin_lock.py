@@ -207,14 +207,22 @@ def test_a_save_during_a_real_import_waits_for_the_row_as_long_as_the_readme_say
         output = run.communicate(timeout=600)
     assert run.returncode == 0, output
     page = response.content.decode()
-    assert response.status_code == 200 and f"{ids[0]} is being imported" in page
+    # The import still holds the row when the wait ends (the save is refused as busy), or it
+    # committed within the wait (a fast machine: the save then sees the case changed by the
+    # import since the form was opened). Either way the form comes back, input kept, after a
+    # wait of at most LOCK_WAIT for the row.
+    busy = f"{ids[0]} is being imported" in page
+    changed = f"{ids[0]} was changed by an import" in page
+    assert response.status_code == 200 and (busy or changed), page
     assert "A title typed while the import ran" in page
     assert Case.objects.get(id=ids[0]).title_en == "Imported again"
     lock_wait = float(LOCK_WAIT.removesuffix("s"))
     (waited,) = [
         float(q["time"]) for q in queries.captured_queries if "FOR NO KEY UPDATE" in q["sql"]
     ]
-    assert lock_wait - 0.1 <= waited <= lock_wait + 0.5 and answered_after < 15
+    assert waited <= lock_wait + 0.5 and answered_after < 15
+    if busy:
+        assert lock_wait - 0.1 <= waited
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "form is shown again within 2 seconds" not in readme
     assert f"waits at most {lock_wait:g} seconds for the case's row" in re.sub(r"\s+", " ", readme)
