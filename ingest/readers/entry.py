@@ -79,3 +79,14 @@ def iso_duration(start, end):
 def short(text, limit):
     text = " ".join((text or "").split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def json_list(body, format_name):
+    """The body read as a JSON list of incidents, or a ReadError naming the format."""
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ReadError(f"{format_name}: not JSON ({error})") from None
+    if not isinstance(data, list):
+        raise ReadError(f"{format_name}: not a list of incidents")
+    return data

@@ -6,9 +6,15 @@ title, the first update as its summary (the last one when it ends with a summary
 updates as symptoms, the products as the impact's scope and the locations as its region.
 """
 
-import json
-
-from ingest.readers.entry import Entry, Listing, ReadError, iso_duration, parse_time, short
+from ingest.readers.entry import (
+    Entry,
+    Listing,
+    ReadError,
+    iso_duration,
+    json_list,
+    parse_time,
+    short,
+)
 
 FORMAT = "Google Cloud incidents.json"
 ACCEPT = "application/json"
@@ -21,12 +27,7 @@ def address(source):
 
 
 def read(body, source):
-    try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as error:
-        raise ReadError(f"{FORMAT}: not JSON ({error})") from None
-    if not isinstance(data, list):
-        raise ReadError(f"{FORMAT}: not a list of incidents")
+    data = json_list(body, FORMAT)
     entries = [_entry(incident, f"[{index}]") for index, incident in enumerate(data)]
     return Listing(entries, listed=len(data))
 

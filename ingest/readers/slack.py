@@ -4,9 +4,15 @@ A list of incidents, outages and notices, each with `date_created`, `title`, `ty
 `status`, `services` and `notes` (newest first). Notices (maintenance) are left out.
 """
 
-import json
-
-from ingest.readers.entry import Entry, Listing, ReadError, iso_duration, parse_time, short
+from ingest.readers.entry import (
+    Entry,
+    Listing,
+    ReadError,
+    iso_duration,
+    json_list,
+    parse_time,
+    short,
+)
 
 FORMAT = "Slack status history"
 ACCEPT = "application/json"
@@ -18,12 +24,7 @@ def address(source):
 
 
 def read(body, source):
-    try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as error:
-        raise ReadError(f"{FORMAT}: not JSON ({error})") from None
-    if not isinstance(data, list):
-        raise ReadError(f"{FORMAT}: not a list of incidents")
+    data = json_list(body, FORMAT)
     entries = []
     for index, issue in enumerate(data):
         where = f"[{index}]"
