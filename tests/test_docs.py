@@ -1,0 +1,76 @@
+"""The README is the front door and the manual lives in docs/: the README stays short, opens
+with the two commands CI runs, and every relative link of the documentation leads somewhere."""
+
+import re
+from urllib.parse import unquote
+
+import pytest
+
+from .conftest import ROOT
+
+README = ROOT / "README.md"
+DOCUMENTS = [
+    README,
+    ROOT / "CHANGELOG.md",
+    ROOT / "bench" / "RESULTS.md",
+    *sorted((ROOT / "docs").glob("*.md")),
+]
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def prose(text):
+    """The text without its fenced code blocks and code spans, where a link is not a link."""
+    text = re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)
+    return re.sub(r"`[^`\n]*`", "", text)
+
+
+def anchors(path):
+    """The anchors GitHub gives a Markdown file's headings (a repeated one gets -1, -2, ...)."""
+    seen = {}
+    found = set()
+    text = prose(path.read_text(encoding="utf-8"))
+    for heading in re.findall(r"^#{1,6} +(.+?) *#*$", text, re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.replace("`", "").lower()).replace(" ", "-")
+        found.add(f"{slug}-{seen[slug]}" if slug in seen else slug)
+        seen[slug] = seen.get(slug, 0) + 1
+    return found
+
+
+def relative_links(path):
+    for target in LINK.findall(prose(path.read_text(encoding="utf-8"))):
+        if not re.match(r"[a-z][a-z0-9+.-]*:", target):  # http:, https:, mailto: are not ours
+            yield target
+
+
+def test_the_readme_stays_within_300_lines():
+    assert len(README.read_text(encoding="utf-8").splitlines()) <= 300
+
+
+def test_the_readme_opens_with_the_two_commands_that_ci_runs():
+    text = README.read_text(encoding="utf-8")
+    before_the_first_section = text.split("\n## ", 1)[0]
+    (first_block,) = re.findall(r"^```sh\n(.*?)^```", before_the_first_section, re.M | re.S)[:1]
+    commands = [line.split("#")[0].strip() for line in first_block.splitlines()]
+    assert commands == ["make run", "make test"]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "make test\n" in ci and "make run >" in ci
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: str(path.relative_to(ROOT)))
+def test_every_relative_link_leads_to_a_file_and_heading_that_exist(document):
+    assert document.is_file()
+    broken = []
+    for target in relative_links(document):
+        address, _, fragment = target.partition("#")
+        linked = (document.parent / unquote(address)).resolve() if address else document
+        if not linked.exists() or ROOT not in [linked, *linked.parents]:
+            broken.append(target)
+        elif fragment and linked.suffix == ".md" and fragment not in anchors(linked):
+            broken.append(target)
+    assert broken == []
+
+
+def test_the_readme_links_every_page_of_the_manual():
+    linked = {(ROOT / target.partition("#")[0]).resolve() for target in relative_links(README)}
+    assert sorted((ROOT / "docs").glob("*.md"))
+    assert [page.name for page in sorted((ROOT / "docs").glob("*.md")) if page not in linked] == []
