@@ -414,7 +414,7 @@ def main():
     if larger:
         print(
             "  warning: the library is larger than shared_buffers: first answers will read "
-            "from disk where the kernel keeps little page cache (see README, Benchmarks)"
+            "from disk where the kernel keeps little page cache (docs/deploying.md)"
         )
     print("picked: " + ", ".join(f"{k}={v!r}" for k, v in targets.items() if k != "case_title"))
     print(f"server: gunicorn, {args.workers} sync workers, cache: {env['REDIS_URL'] or 'memory'}")

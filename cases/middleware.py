@@ -23,7 +23,7 @@ class LanguageFromQueryMiddleware:
     """`?lang=en|ko` chooses the language and remembers it in the language cookie.
 
     It runs before LocaleMiddleware, which then reads the cookie, else Accept-Language,
-    else falls back to English: the order the README promises.
+    else falls back to English: the order docs/reading.md promises.
 
     The cookie is set only when it changes what the reader would be given without `?lang`
     (their cookie, else their Accept-Language, else English): a reader who already reads

@@ -122,7 +122,7 @@ INSTALLED_APPS = [
     "procrastinate.contrib.django",
     "cases",
     "meaning",
-    # Followed sources drafting cases (README, "Followed sources").
+    # Followed sources drafting cases (docs/ingest.md).
     "ingest",
 ]
 
@@ -341,7 +341,7 @@ if LOG_FORMAT == "json":
     # Python's warnings too, instead of raw lines among the JSON.
     logging.captureWarnings(True)
 
-# The worker (incidentlib/worker.py, README "The worker"): `manage.py procrastinate worker`
+# The worker (incidentlib/worker.py, docs/operating.md): `manage.py procrastinate worker`
 # runs the jobs of every app's tasks.py, kept in PostgreSQL. A job that fails is tried again
 # JOB_RETRIES times, after JOB_BACKOFF seconds, then JOB_BACKOFF**2, **3, ... (5, 25, 125,
 # 625, 3125 s by default); then it is failed, shown in the admin (Procrastinate: Jobs) and

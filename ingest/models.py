@@ -1,4 +1,4 @@
-"""Followed sources and the items read from them (README, "Followed sources").
+"""Followed sources and the items read from them (docs/ingest.md).
 
 A `FollowedSource` is an address the worker polls on its schedule (ingest/polling.py); each
 incident it lists is an `Item`, unique per source and the source's own id for it, which

