@@ -20,6 +20,7 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 
 from incidentlib import environment
+from incidentlib.logging_config import gunicorn_logging
 
 
 def one_line(setting):
@@ -36,7 +37,9 @@ def one_line(setting):
     return read
 
 
+env_bool = one_line(environment.env_bool)
 env_int = one_line(environment.env_int)
+env_log_format = one_line(environment.env_log_format)
 env_log_level = one_line(environment.env_log_level)
 
 
@@ -67,53 +70,17 @@ control_socket_disable = True
 # The proxy's X-Forwarded-* are believed from these addresses only.
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
 
-# Logs: as the app's (LOG_FORMAT: one JSON object a line, incidentlib/observability.py, or
-# text with DEBUG), on stderr. The app logs each request itself with more than an access log
-# holds (queries, cache, database), so gunicorn's access log is off unless ACCESS_LOG=1.
+# Logs: as the app's (incidentlib/logging_config.py: one JSON object a line, or text with
+# DEBUG), on stderr. The app logs each request itself with more than an access log holds
+# (queries, cache, database), so gunicorn's access log is off unless ACCESS_LOG=1.
 ACCESS_LOG = os.environ.get("ACCESS_LOG", "0") == "1"
-DEBUG = os.environ.get("DEBUG", "").strip().lower() in ("1", "true", "yes", "on")
-LOG_FORMAT = os.environ.get("LOG_FORMAT", "text" if DEBUG else "json")
 accesslog = "-" if ACCESS_LOG else None
 errorlog = "-"
 loglevel = env_log_level().lower()
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(D)s'  # atoms the JSON formatter reads
-# gunicorn applies this at its start and again at each HUP, after Django applied its own
-# (settings.LOGGING) in the master: so it sets the root logger as Django does, with the
-# request id of each line, or the app's lines after a HUP would lose it.
-logconfig_dict = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "incidentlib.observability.RequestIdFilter"}},
-    "formatters": {
-        "json": {"()": "incidentlib.observability.JsonFormatter"},
-        "text": {"format": "%(levelname)s %(name)s %(message)s"},
-        "app_text": {"format": "%(levelname)s %(name)s [%(request_id)s] %(message)s"},
-    },
-    "handlers": {
-        "console": {
-            "class": "logging.StreamHandler",
-            "formatter": "json" if LOG_FORMAT == "json" else "text",
-            "stream": "ext://sys.stderr",
-        },
-        "app": {
-            "class": "logging.StreamHandler",
-            "formatter": "json" if LOG_FORMAT == "json" else "app_text",
-            "filters": ["request_id"],
-            "stream": "ext://sys.stderr",
-        },
-    },
-    "root": {"handlers": ["app"], "level": loglevel.upper()},
-    "loggers": {
-        "gunicorn.error": {"handlers": ["console"], "level": loglevel.upper(), "propagate": False},
-        # gunicorn logs access whenever a logging configuration is given: with ACCESS_LOG
-        # off, its logger has nowhere to write.
-        "gunicorn.access": {
-            "handlers": ["console"] if ACCESS_LOG else [],
-            "level": "INFO" if ACCESS_LOG else "CRITICAL",
-            "propagate": False,
-        },
-    },
-}
+logconfig_dict = gunicorn_logging(
+    env_log_format(env_bool("DEBUG", False)), loglevel.upper(), ACCESS_LOG
+)
 
 # Metrics: every worker writes its values to one folder, which the master's metrics server
 # (METRICS_ADDRESS, not the public port) adds up.

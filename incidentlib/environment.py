@@ -76,3 +76,11 @@ def env_log_level():
             f"LOG_LEVEL must be debug, info, warning, error or critical; got {value!r}"
         )
     return value
+
+
+def env_log_format(debug):
+    """LOG_FORMAT: json (one object a line), or text (the default with DEBUG)."""
+    value = os.environ.get("LOG_FORMAT", "text" if debug else "json")
+    if value not in ("json", "text"):
+        raise ImproperlyConfigured(f"LOG_FORMAT must be json or text; got {value!r}")
+    return value

@@ -18,9 +18,11 @@ from incidentlib.environment import (
     env_database,
     env_int,
     env_list,
+    env_log_format,
     env_log_level,
     env_networks,
 )
+from incidentlib.logging_config import app_logging
 from incidentlib.release import code_digest
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -303,39 +305,11 @@ INCIDENTLIB_HIDE_DRAFTS = env_bool("HIDE_DRAFTS", False)
 INCIDENTLIB_PAGE_SIZE = env_int("PAGE_SIZE", 20)
 
 # One JSON object a line (incidentlib/observability.py), each with the request's id; plain
-# text when LOG_FORMAT=text (the default with DEBUG).
-LOG_FORMAT = os.environ.get("LOG_FORMAT", "text" if DEBUG else "json")
-if LOG_FORMAT not in ("json", "text"):
-    raise ImproperlyConfigured(f"LOG_FORMAT must be json or text; got {LOG_FORMAT!r}")
-# Python's level names, in any case (gunicorn.conf.py reads the same variable).
+# text when LOG_FORMAT=text (the default with DEBUG). Python's level names, in any case.
+# gunicorn.conf.py reads the same variables, and adds its own loggers to the same LOGGING.
+LOG_FORMAT = env_log_format(DEBUG)
 LOG_LEVEL = env_log_level()
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "incidentlib.observability.RequestIdFilter"}},
-    "formatters": {
-        "json": {"()": "incidentlib.observability.JsonFormatter"},
-        "text": {"format": "%(levelname)s %(name)s [%(request_id)s] %(message)s"},
-    },
-    "handlers": {
-        "console": {
-            "class": "logging.StreamHandler",
-            "formatter": LOG_FORMAT,
-            "filters": ["request_id"],
-        }
-    },
-    "root": {"handlers": ["console"], "level": LOG_LEVEL},
-    "loggers": {
-        # Each request is logged once by incidentlib.request, with more than this says.
-        "django.request": {"level": "ERROR"},
-        "django.server": {"level": "WARNING"},
-        # django-axes says its version at every start.
-        "axes.apps": {"level": "WARNING"},
-        # procrastinate lists its built-in tasks, and its periodic ones, at every start.
-        "procrastinate.blueprints": {"level": "WARNING"},
-        "procrastinate.periodic": {"level": "WARNING"},
-    },
-}
+LOGGING = app_logging(LOG_FORMAT, LOG_LEVEL)
 
 if LOG_FORMAT == "json":
     # Python's warnings too, instead of raw lines among the JSON.
