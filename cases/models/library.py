@@ -1,0 +1,68 @@
+"""The library's state: its generation, raised by every write, that caches are kept under."""
+
+import datetime
+from dataclasses import dataclass
+
+from django.db import connection, models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+
+@dataclass(frozen=True)
+class LibraryState:
+    """The library as a request sees it: its generation, when it last changed, and whether
+    the request's own transaction has written to the database (its changes are not yet
+    anybody else's, nor under any generation: nothing may be cached or served from a cache)."""
+
+    generation: int
+    changed_at: datetime.datetime | None
+    writing: bool
+
+    @property
+    def version(self):
+        """The generation with the time it was given: unique even if a restored backup gives
+        the sequence's numbers again (the cache may hold pages of the lost ones)."""
+        stamp = int(self.changed_at.timestamp() * 1_000_000) if self.changed_at else 0
+        return f"{self.generation}.{stamp}"
+
+
+class LibraryManager(models.Manager):
+    def state(self):
+        """The LibraryState, in one query; generation 0 before the first write."""
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"""
+                SELECT (SELECT generation FROM {self.model._meta.db_table}),
+                       (SELECT changed_at FROM {self.model._meta.db_table}),
+                       pg_current_xact_id_if_assigned() IS NOT NULL
+                """
+            )
+            generation, changed_at, writing = cursor.fetchone()
+        return LibraryState(generation or 0, changed_at, writing)
+
+    def raise_generation(self):
+        """A new generation at once, for a write the database's triggers do not see (a case's
+        sentence vectors, meaning/embedding.py, change what searches find)."""
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT cases_raise_generation()")
+
+
+class Library(models.Model):
+    """The library's generation: one row, written by the database only (cases/database.sql).
+
+    Every committed change to a case, its lists, a term or an organisation gives it a new
+    generation, never given before, and sets `changed_at`. Cached pages and counts are kept
+    under the generation (cases/caching.py): a write makes them unreachable at once.
+    """
+
+    generation = models.BigIntegerField(_("generation"))
+    changed_at = models.DateTimeField(_("changed at"))
+
+    objects = LibraryManager()
+
+    class Meta:
+        verbose_name = _("library state")
+        constraints = [models.CheckConstraint(condition=Q(id=1), name="library_one_row")]
+
+    def __str__(self):
+        return f"generation {self.generation}"
