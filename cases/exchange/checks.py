@@ -5,26 +5,32 @@ wrong in words, so that a curator can fix the file without reading the schema.
 """
 
 import datetime
-import math
 import re
 from functools import cache
 
 import jsonschema_rs
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.utils.translation import gettext as _
+from django.utils import translation
 from jsonschema import Draft202012Validator, FormatChecker, validators
 from jsonschema.exceptions import ValidationError
 
-from cases.exchange.files import field_path
 from cases.exchange.format import BILINGUAL_FIELDS
+from cases.json_values import field_path, storable, unstorable_values
 from cases.models import (
+    DURATION_MAX_LENGTH,
+    LIST_FACETS,
     OWN_RECURRENCE,
     RELATED_TO_ITSELF,
+    REVIEW_BOTH_OR_NEITHER,
     SEVERITIES,
     SHOWN_TEXTS,
-    Facet,
+    UNREADABLE_HOST,
     shown_problems,
+    validate_case_id,
+    validate_duration,
     validate_http_url,
+    validate_http_url_shape,
+    validate_slug,
 )
 from cases.moments import WIDEST_OFFSET
 from cases.patterns import NOT_BLANK_PATTERN, case_schema, whole
@@ -37,7 +43,6 @@ DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 # RFC 3339's syntax allows offsets up to ±23:59, PostgreSQL refuses them from ±16:00: the
 # widest that places use is the rule, as for the times of a query (cases/moments.py).
 MAX_OFFSET = WIDEST_OFFSET
-DURATION_MAX_LENGTH = 32  # the width of the timeline columns
 
 format_checker = FormatChecker(formats=())
 
@@ -170,20 +175,29 @@ def _json_type(value):
     }.get(type(value), type(value).__name__)
 
 
+def in_words(message):
+    """What a model's validator message asks for, as the import's messages say it ("'x' is
+    not ..."): the message in English, without its imperative and full stop ("Enter a case
+    id such as IL-0137." -> "a case id such as IL-0137"), so that the rule is worded once."""
+    with translation.override("en"):
+        text = str(message)
+    return text.removeprefix("Enter ").removeprefix("Use ").removesuffix(".")
+
+
 def _pattern_meaning(path):
     last = next((p for p in reversed(path) if isinstance(p, str)), "")
     if last in ("url", "archived"):
-        return "an http:// or https:// address without spaces"
+        return in_words(validate_http_url_shape.message)
     if last in ("id", "related", "recurrence_of"):
-        return "a case id such as IL-0137"
+        return in_words(validate_case_id.message)
     if last in ("detected_after", "resolved_after"):
-        return "an ISO 8601 duration such as PT45M, PT8H or P2DT3H"
+        return in_words(validate_duration.message)
     if last == "source":
         return "16 lowercase hexadecimal digits (the start of the English text's SHA-256)"
     if last == "translations":
         texts = [*BILINGUAL_FIELDS, "remediation[i]", "action_items[i]"]
         return f"the name of a text: {', '.join(texts[:-1])} or {texts[-1]}"
-    return "a slug: lowercase letters, digits and single hyphens"
+    return f"a slug: {in_words(validate_slug.message)}"
 
 
 def _most_telling(error):
@@ -248,10 +262,7 @@ def describe(error):
     if kind == "minLength":
         return field_path(path), "must not be empty"
     if kind == "format" and error.validator_value == "http-url":
-        return field_path(path), (
-            f"{_shown(value)} is not an address whose host can be read: "
-            "brackets must hold an IP address"
-        )
+        return field_path(path), f"{_shown(value)} is not {in_words(UNREADABLE_HOST)}"
     if kind == "format":
         expected = "YYYY-MM-DD" if error.validator_value == "date" else "like 2026-11-09T11:55:50Z"
         return field_path(path), (
@@ -303,92 +314,9 @@ def _narrowest_types(errors):
     return [error for error in errors if error.validator != "type" or id(error) in kept]
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _storable(value, depth=0):
-    """Whether unstorable_values would find nothing: the quick test for whole cases."""
-    kind = type(value)
-    if kind is str:
-        return "\x00" not in value and (value.isascii() or _SURROGATE.search(value) is None)
-    if kind is dict or kind is list:
-        if depth >= MAX_NESTING:
-            return False
-        if kind is dict:
-            return all(_storable(k) and _storable(v, depth + 1) for k, v in value.items())
-        return all(_storable(item, depth + 1) for item in value)
-    if kind is float:
-        return math.isfinite(value)
-    if kind is int:
-        return not _too_long(value)
-    return True
-
-
-def storable(value):
-    try:
-        return _storable(value)
-    except RecursionError:  # nested deeper than Python recurses: the full walk decides
-        return False
-
-
-def unstorable_values(value, path=()):
-    """(path, problem) for values JSON allows but PostgreSQL cannot store.
-
-    The import checks whole cases with it, the admin the further documents (Case.clean);
-    the problems are worded in the active language. Walked without recursion, depth first,
-    a key before its value.
-    """
-    stack = [(value, path)]
-    while stack:
-        value, path = stack.pop()
-        if isinstance(value, str):
-            if "\x00" in value:
-                yield path, _("contains a NUL character (\\u0000), which cannot be stored")
-            if _SURROGATE.search(value):
-                yield (
-                    path,
-                    _("contains an unpaired surrogate (\\ud800-\\udfff), which is not text"),
-                )
-        elif isinstance(value, float) and not math.isfinite(value):
-            yield (
-                path,
-                _(
-                    "%(value)s is not a finite number (NaN and Infinity are not JSON, and a "
-                    "number beyond a double's range such as 1e400 cannot be stored)"
-                )
-                % {"value": value},
-            )
-        elif isinstance(value, int) and not isinstance(value, bool) and _too_long(value):
-            yield path, _("is a number of more than %(digits)d digits") % {"digits": MAX_DIGITS}
-        elif isinstance(value, dict | list) and len(path) >= MAX_NESTING:
-            # Deeper, Python could not read it back from the database, nor a page show it.
-            yield path, _("is nested more than %(levels)d levels deep") % {"levels": MAX_NESTING}
-        elif isinstance(value, dict):
-            children = []
-            for key, item in value.items():
-                children += [(key, path), (item, (*path, key))]
-            stack.extend(reversed(children))
-        elif isinstance(value, list):
-            stack.extend(reversed([(item, (*path, index)) for index, item in enumerate(value)]))
-
-
-# How deep JSON values of a case (its further documents) may nest, and how many digits a
-# number may have: what every reader of the library (Python's json, a page) can take.
-MAX_NESTING = 256
-MAX_DIGITS = 1000
-
-
-_DIGITS_LIMIT = 10**MAX_DIGITS
-
-
-def _too_long(number):
-    return abs(number) >= _DIGITS_LIMIT
-
-
 # Positions of list items are stored as smallint.
 LIST_MAX_LENGTH = 32767
 LIST_FIELDS = ("sources", "remediation", "action_items", "related")
-TAG_FACETS = (Facet.DOMAIN, Facet.SYMPTOMS, Facet.COMPONENTS, Facet.CONTRIBUTING)
 
 
 _MISSING = object()
@@ -467,9 +395,7 @@ def check_own_rules(record):
         and (reviewed_at is None) != (reviewed_by is None)
     ):
         record.problem(
-            "reviewed_at and reviewed_by go together: a reviewed case has both, "
-            "a draft has neither",
-            path="review",
+            f"reviewed_at and reviewed_by go together: {REVIEW_BOTH_OR_NEITHER}", path="review"
         )
     # The model's columns, by their places in the format (title_en: title.en).
     places = {name: name.rpartition("_")[::2] for name in SHOWN_TEXTS}
@@ -503,10 +429,12 @@ def check_own_rules(record):
                     "a record for an item that is not there",
                     path=f"translations.{key}",
                 )
-    tags = sum(len(v) for v in (_value(data, facet) for facet in TAG_FACETS) if isinstance(v, list))
+    tags = sum(
+        len(v) for v in (_value(data, facet) for facet in LIST_FACETS) if isinstance(v, list)
+    )
     if tags > LIST_MAX_LENGTH:
         record.problem(
-            f"{' + '.join(TAG_FACETS)} have {tags} terms together, "
+            f"{' + '.join(LIST_FACETS)} have {tags} terms together, "
             f"at most {LIST_MAX_LENGTH} allowed",
             path=None,
         )

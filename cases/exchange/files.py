@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cases.json_values import field_path
+
 CASE_FILE_SUFFIXES = (".json", ".jsonl")
 
 
@@ -25,14 +27,6 @@ def file_suffix(path):
 # buffer grow to hold it.
 BLOCK_SIZE = 1 << 20
 BOM = codecs.BOM_UTF8
-
-
-def field_path(path):
-    """deque(['sources', 0, 'url']) -> 'sources[0].url'"""
-    text = ""
-    for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
 
 
 @dataclass
