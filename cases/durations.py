@@ -13,15 +13,20 @@ from django.db.models import FloatField, Func, Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext, pgettext_lazy
 
-PARTS = re.compile(r"^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$")
+from cases.patterns import DURATION_PATTERN, whole
+
+# The format's duration (cases/patterns.py), and its parts: each a number and its unit. The
+# format has days, then after T hours, minutes and seconds, so each letter names one unit.
+DURATION = re.compile(whole(DURATION_PATTERN))
+PART = re.compile(r"([0-9]+)([DHMS])")
 
 
 def duration_in_words(value):
     """'P2DT3H' -> '2 days 3 hours' (or '2일 3시간'); '' for no duration."""
-    match = PARTS.match(value or "")
-    if not value or not match:
+    if not value or not DURATION.match(value):
         return ""
-    days, hours, minutes, seconds = (int(part) if part else 0 for part in match.groups())
+    parts = {unit: int(number) for number, unit in PART.findall(value)}
+    days, hours, minutes, seconds = (parts.get(unit, 0) for unit in "DHMS")
     words = []
     if days:
         words.append(ngettext("%(count)d day", "%(count)d days", days) % {"count": days})
