@@ -10,7 +10,7 @@ asked for again, and nothing has to be found and deleted. Which versions is one 
   review state), its terms and organisation, and how many public cases cite each of its
   sources. Each row's version is PostgreSQL's own `xmin`, the transaction that wrote it,
   which every committed change to it replaces, whatever makes the write (the import, the
-  admin, a review, SQL); a change to a case's lists touches its row (cases/database.sql).
+  admin, a review, SQL); a change to a case's lists touches its row (cases/migrations/).
   A write to one case therefore changes its pages and those that show its title, and leaves
   every other case page cached. Its similar cases depend on the whole library: they are
   made again at least every `SIMILAR_CASES_MAX_AGE` seconds (each case at its own moment,

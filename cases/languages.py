@@ -5,7 +5,7 @@ from dataclasses import dataclass
 CONTENT_LANGUAGES = ("en", "ko")
 FALLBACK_LANGUAGE = "en"
 # A Hangul syllable, inside a regular expression's character class: what the search takes for
-# Korean (a word holding one gets its endings; cases/database.sql writes the same range).
+# Korean (a word holding one gets its endings; cases/migrations/ writes the same range).
 HANGUL = "가-힣"
 
 

@@ -103,7 +103,7 @@ def reviewer_group():
 
     from django.contrib.auth.models import Group, Permission
 
-    migration = importlib.import_module("cases.migrations.0002_review_permission")
+    migration = importlib.import_module("cases.migrations.0001_squashed_0025_imported_change")
     group, created = Group.objects.get_or_create(name="Reviewer")
     if created:
         codenames = [

@@ -67,7 +67,7 @@ def editor_with_form(name, case_id, **changes):
 
 def saved_at_once(saves):
     """{case id: response} of the saves {case id: (client, data)}, posted together and held
-    at the library's generation row (which each takes at its commit, cases/database.sql)
+    at the library's generation row (which each takes at its commit, cases/migrations/)
     until all of them wait for a lock: then they go on at the same moment."""
     results = {}
     holder = psycopg.connect(url_of_test_database())

@@ -1,23 +1,47 @@
-"""cases/database.sql is what the database runs: every function of it, as written there."""
+"""The database runs every function as the migrations wrote it last.
+
+The functions and triggers the database keeps its derived data with are SQL text in the
+migrations (cases' squashed 0001 and any later one that changes a function with CREATE OR
+REPLACE), never read from a file: each function's body in the database is the one the last
+migration to define it gave.
+"""
 
 import re
-from pathlib import Path
 
 import pytest
 from django.db import connection
+from django.db.migrations.loader import MigrationLoader
+from django.db.migrations.operations import RunSQL
 
 from .library import DRAFT, plain_case, store
 
-DATABASE_SQL = Path(__file__).resolve().parent.parent / "cases" / "database.sql"
-FUNCTION = re.compile(r"CREATE OR REPLACE FUNCTION (\w+)\(.*?AS \$\$(.*?)\$\$;", re.S)
+# The project's own apps (procrastinate's migrations keep functions of their own).
+APPS = {"cases", "ingest", "meaning"}
+FUNCTION = re.compile(r"CREATE (?:OR REPLACE )?FUNCTION (\w+)\(.*?AS \$\$(.*?)\$\$;", re.S)
+
+
+def functions_as_the_migrations_wrote_them():
+    """{name: body} of every function a migration's SQL defines, the last definition kept."""
+    graph = MigrationLoader(None, ignore_no_migrations=True).graph
+    plan = []
+    for leaf in graph.leaf_nodes():
+        plan += [key for key in graph.forwards_plan(leaf) if key not in plan]
+    functions = {}
+    for key in (key for key in plan if key[0] in APPS):
+        for operation in graph.nodes[key].operations:
+            if isinstance(operation, RunSQL):
+                texts = [operation.sql] if isinstance(operation.sql, str) else operation.sql
+                for text in texts:
+                    functions.update(FUNCTION.findall(text))
+    return functions
 
 
 @pytest.mark.django_db
-def test_every_function_of_the_file_is_the_databases_own():
-    functions = FUNCTION.findall(DATABASE_SQL.read_text(encoding="utf-8"))
+def test_every_function_of_the_migrations_is_the_databases_own():
+    functions = functions_as_the_migrations_wrote_them()
     assert len(functions) >= 10
     with connection.cursor() as cursor:
-        for name, body in functions:
+        for name, body in functions.items():
             cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = %s", [name])
             assert cursor.fetchall() == [(body,)], name
 
@@ -68,8 +92,8 @@ def test_the_longest_texts_the_format_allows_are_indexed(tmp_path):
 
 @pytest.mark.django_db
 def test_search_vectors_are_stored_without_an_attempt_at_compressing_them(tmp_path):
-    """STORAGE EXTERNAL (migration 0017): stored out of line as they are. Even a vector that
-    would compress is not compressed (the attempt costs an import a sixth of its writes)."""
+    """STORAGE EXTERNAL (the cases migration): stored out of line as they are. Even a vector
+    that would compress is not compressed (the attempt costs an import a sixth of its writes)."""
     from cases.listing import search
     from cases.models import Case
 

@@ -1,5 +1,5 @@
 """The facet counts over the whole library and within each term, kept by the database at
-every write (FacetCount, cases/database.sql), are always those a count of the cases gives:
+every write (FacetCount, cases/migrations/), are always those a count of the cases gives:
 after an import, an edit of a case, its review, its tags, its remediation steps' kinds, its
 organisation, a deletion, in both review states, and with drafts hidden. A list of one or two
 terms, organisations or a review state counted from them, or from its own cases, gives the

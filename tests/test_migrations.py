@@ -1,10 +1,14 @@
+"""The migrations: none missing, a fresh database made by them, and a database of the release
+before (cases at 0025, since squashed) taken as it is."""
+
 import pytest
 from django.core.management import call_command
+from django.db import connection
+from django.db.migrations.exceptions import NodeNotFoundError
+from django.db.migrations.loader import MigrationLoader
+from django.db.migrations.recorder import MigrationRecorder
 
-from cases.listing import search
-from cases.models import Case
-
-from .library import plain_case, store
+SQUASHED = ("cases", "0001_squashed_0025_imported_change")
 
 
 @pytest.mark.django_db
@@ -12,77 +16,55 @@ def test_every_model_change_has_a_migration():
     call_command("makemigrations", "--check", "--dry-run", verbosity=0)
 
 
-@pytest.mark.django_db
-def test_the_version_migration_takes_who_last_changed_a_case_from_the_history(seeded):
-    import datetime
-    import importlib
+def squashed_migration():
+    return MigrationLoader(None, ignore_no_migrations=True).disk_migrations[SQUASHED]
 
-    from django.apps import apps
-    from django.contrib.admin.models import CHANGE, LogEntry
-    from django.contrib.auth.models import User
-    from django.contrib.contenttypes.models import ContentType
 
-    from cases.models import Case
-
-    migration = importlib.import_module("cases.migrations.0004_case_version")
-    updated_at = seeded.updated_at
-    hour = datetime.timedelta(hours=1)
-    for username, action_time in (("olga", updated_at - hour), ("alice", updated_at + hour)):
-        LogEntry.objects.create(
-            user=User.objects.create_user(username),
-            content_type=ContentType.objects.get_for_model(Case),
-            object_id="IL-0137",
-            object_repr="IL-0137",
-            action_flag=CHANGE,
-            action_time=action_time,
-        )
-    Case.objects.update(changed_by=None)
-    migration.record_last_writes(apps, None)
-    case = Case.objects.get(pk="IL-0137")
-    assert (case.changed_by, case.changed_at) == ("alice", updated_at)
-    LogEntry.objects.filter(user__username="alice").delete()
-    migration.record_last_writes(apps, None)
-    assert Case.objects.get(pk="IL-0137").changed_by is None  # an import, as before
+def record_the_last_rounds_migrations(names):
+    """The recorder's rows as a database of the release before holds them: cases' 0001 to 0025
+    one by one (these names), not the squash (which a fresh database records with them)."""
+    MigrationRecorder.Migration.objects.filter(app="cases").delete()
+    for _app, name in names:
+        MigrationRecorder(connection).record_applied("cases", name)
 
 
 @pytest.mark.django_db
-def test_the_derived_columns_migration_derives_them_for_the_stored_cases(tmp_path):
-    """Back to 0004 (before the search vector took Korean endings' Latin part, before term
-    ids) and forward again: the stored cases get their search vectors and term ids anew."""
-    korean_only = {"en": "Something failed.", "ko": "NFS의 메타데이터가 멈췄다."}
-    store(tmp_path, plain_case("M-1", summary=korean_only))
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        # The test's transaction holds the import's deferred triggers, which ALTER TABLE
-        # refuses to run past: fire them now, as a commit would.
-        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-    call_command("migrate", "cases", "0004_case_version", verbosity=0)
-    call_command("migrate", "cases", verbosity=0)
-    assert list(search.matching(Case.objects.all(), "NFS").values_list("id", flat=True)) == ["M-1"]
-    case = Case.objects.get(id="M-1")
-    expected = sorted(
-        [case.severity_id, case.root_cause_id, *case.terms.values_list("id", flat=True)]
-    )
-    assert case.term_ids == expected
+def test_a_database_at_the_last_rounds_0025_takes_the_squash_as_applied():
+    record_the_last_rounds_migrations(squashed_migration().replaces)
+    call_command("migrate", verbosity=0)
+    assert MigrationRecorder.Migration.objects.filter(app="cases", name=SQUASHED[1]).exists()
+    call_command("migrate", "--check", verbosity=0)  # nothing left to apply
 
 
-@pytest.mark.django_db(transaction=True)  # each write and the migration commit on their own
-@pytest.mark.parametrize(
-    ("before", "after"),
-    [("데이터베이스", "데이터베이스 서버"), ("DB 서버", "DB 서버")],  # a curator's own: kept
-)
-def test_the_component_database_takes_its_own_korean_label(before, after):
-    from cases.models import Library, Term
+@pytest.mark.django_db
+def test_a_database_short_of_0025_is_refused():
+    """CHANGELOG.md: such a database migrates to 0025 with the release before, first."""
+    record_the_last_rounds_migrations(squashed_migration().replaces[:-1])
+    with pytest.raises(NodeNotFoundError, match="some of the replaced migrations"):
+        call_command("migrate", verbosity=0)
 
-    call_command("migrate", "cases", "0019_organisation_pages_by_date", verbosity=0)
-    Term.objects.update_or_create(
-        facet="components",
-        slug="database",
-        defaults={"label_en": "Database", "label_ko": before},
-    )
-    generation = Library.objects.state().generation
-    call_command("migrate", "cases", verbosity=0)
-    assert Term.objects.get(facet="components", slug="database").label_ko == after
-    # No page cached with the old label outlives the migration.
-    assert (Library.objects.state().generation > generation) == (before != after)
+
+@pytest.mark.django_db
+def test_a_fresh_database_migrates_back_and_forth():
+    """Unapplied (every table and function of the squash dropped) and applied again: the
+    functions, triggers and the Reviewer group come back, and the library has a generation."""
+    from django.contrib.auth.models import Group
+
+    from cases.models import Library
+
+    def functions():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_proc WHERE proname LIKE 'cases\\_%%' "
+                "AND pronamespace = 'public'::regnamespace"
+            )
+            return cursor.fetchone()[0]
+
+    made = functions()
+    assert made >= 10
+    call_command("migrate", "cases", "zero", verbosity=0)
+    assert functions() == 0
+    call_command("migrate", verbosity=0)
+    assert functions() == made
+    assert Group.objects.get(name="Reviewer").permissions.filter(codename="review_case")
+    assert Library.objects.state().generation >= 1

@@ -15,7 +15,7 @@ not the files (a 600 MB file of 100,000 cases included):
    inside one transaction: a case whose text differs from what was checked stops the run.
    Each batch locks and compares the stored versions of its cases, replaces the lists of
    the changed ones and then their rows, with PostgreSQL's COPY. The transaction sets
-   `incidentlib.bulk_write` (cases/database.sql): the database derives each case's term ids
+   `incidentlib.bulk_write` (cases/migrations/): the database derives each case's term ids
    once, when its row is written after its lists, and the import raises the library's
    generation and counts the library's facets itself, once, at the end. The search vectors
    of the batches are derived ahead, in threads and over connections of their own
@@ -85,7 +85,7 @@ BATCH_SIZE = 1000
 # second run waits, then sees the cases the first one stored, so that it updates them (with
 # their version raised) instead of creating them a second time.
 IMPORT_LOCK = 0x1C_1A_0E_70
-# The import's transaction, for cases/database.sql: the case row written after its lists
+# The import's transaction, for cases/migrations/: the case row written after its lists
 # derives its term ids once (no trigger derives a case again per list row, or raises the
 # generation per row), and keeps the search vectors the import gives it (vectors.py).
 WRITE_SETTINGS = {"incidentlib.bulk_write": "on", "incidentlib.vectors": "given"}

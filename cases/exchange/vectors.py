@@ -1,7 +1,7 @@
 """The search vectors of the cases an import writes, derived ahead of its writes.
 
 The database derives every case's search vectors itself when its row is written
-(cases/database.sql). Derived there row by row, they were most of an import's time: the
+(cases/migrations/). Derived there row by row, they were most of an import's time: the
 Korean part of each (every word of a Korean text with all its endings, cases_korean_tsvector)
 above all. An import derives them beforehand instead, batch by batch, while the database
 writes the batch before:
@@ -14,7 +14,7 @@ writes the batch before:
   characters, are made here. They must be exactly what cases_korean_tsvector gives, so that
   a search finds the same cases whoever wrote them: tests/test_korean_vectors.py holds the
   two to the same result on many texts;
-- the whole vectors with database.sql's own functions, given those Korean vectors.
+- the whole vectors with the database's own functions, given those Korean vectors.
 
 The import writes them with the case rows, and the trigger keeps them. They travel in
 PostgreSQL's binary form (`Vector`), from the query that derives them to the COPY that
@@ -73,8 +73,9 @@ def _steps(data, language):
 
 
 def case_texts(data, language):
-    """An exchange case's texts in one language, in the order of the vectors (database.sql):
-    title, summary, the organisation's name, the other texts joined, the steps joined."""
+    """An exchange case's texts in one language, in the order of the vectors (the arguments of
+    cases_case_title_vector and cases_case_body_vector): title, summary, the organisation's
+    name, the other texts joined, the steps joined."""
     _title, _summary, *body = BILINGUAL_FIELDS
     return (
         data["title"][language],

@@ -29,7 +29,7 @@ then fetches those cases by id.
 
 The counts over the whole public library (home, taxonomy, organisations, the unfiltered
 list, the API) are not counted per request: the database keeps them at every write
-(FacetCount, cases/database.sql), and `library_counts` sums them, once per generation. It
+(FacetCount, cases/migrations/), and `library_counts` sums them, once per generation. It
 keeps them within each term too, and by review state, so that `count_within` counts a
 selection of one or two terms, organisations or a review state (a term's page, an
 organisation's, a list filtered by one or two of them) from those kept counts or from the
@@ -86,7 +86,7 @@ class FacetCounts:
         return sorted(found, key=lambda value: (-self.count(param, value), value))
 
     def record(self, terms, key, slug, name, counted, selected):
-        """Record one key's counts, as cases_case_keys (cases/database.sql) gives the keys:
+        """Record one key's counts, as cases_case_keys (cases/migrations/) gives the keys:
         `counted` is (with_others, added), `selected` how many of its cases meet every
         parameter in use. Returns its (parameter, value); None for a term made since the
         terms were read."""

@@ -1,6 +1,6 @@
 """Full-text search over the library, English and Korean at once, done by PostgreSQL.
 
-Each case carries a search vector that the database keeps (cases/database.sql): its
+Each case carries a search vector that the database keeps (cases/migrations/): its
 English texts stemmed by the 'english' configuration, its Korean texts as written words plus
 their endings and, for a word such as `NFS의` or `S3가`, its leading Latin or number part
 (`nfs`, `s3`) and that part's English stem, weighted so that the title counts most. A

@@ -256,7 +256,7 @@ class Case(models.Model):
     )
     reviewed_at = models.DateTimeField(_("reviewed at"), null=True, blank=True)
     # Whether the case is or was ever reviewed, so that the public may have seen it: kept by
-    # the database at every write (cases/database.sql, cases_case_derive), never cleared.
+    # the database at every write (cases/migrations/, cases_case_derive), never cleared.
     once_reviewed = models.BooleanField(_("once reviewed"), default=False, editable=False)
     updated_at = models.DateTimeField(_("updated at"))
     created_at = models.DateTimeField(_("added to the library"), auto_now_add=True)
@@ -272,7 +272,7 @@ class Case(models.Model):
     # Which English each Korean text was written against (cases/translations.py): set by the
     # admin when a Korean text is written or confirmed, and by an import as its file says.
     translations = models.JSONField(_("translations"), default=dict, blank=True, editable=False)
-    # Written by the database, never by Django (cases/database.sql): rebuilt whenever the
+    # Written by the database, never by Django (cases/migrations/): rebuilt whenever the
     # case, its remediation steps or its organisation's name change.
     search_vector = SearchVectorField(null=True, editable=False)
     # The id and title alone (a part of search_vector), for title matches first.

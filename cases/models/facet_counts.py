@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from cases.models.organisations import Organisation
 
-# A case's keys in the facet counts (cases_case_keys, cases/database.sql): its term ids, its
+# A case's keys in the facet counts (cases_case_keys, cases/migrations/): its term ids, its
 # organisation's id negated, and one of these two for its review state.
 DRAFT_KEY, REVIEWED_KEY = 0, -(2**31 - 1)
 
@@ -71,7 +71,7 @@ class FacetCountQuerySet(models.QuerySet):
 
 class FacetCount(models.Model):
     """How many cases have a key, by review state, as rows of changes the database adds and
-    folds at every write (cases/database.sql): the facet counts over the whole library
+    folds at every write (cases/migrations/): the facet counts over the whole library
     (`within` WHOLE_LIBRARY), and over the cases having one term (`within` its id), without
     counting them. A key is a term's id, an organisation's id negated, or the review key
     (cases/listing/counts.py)."""
@@ -80,7 +80,7 @@ class FacetCount(models.Model):
     key = models.IntegerField()
     reviewed = models.BooleanField()
     cases = models.IntegerField()
-    # The transaction that added this change, until its commit folds it (cases/database.sql).
+    # The transaction that added this change, until its commit folds it (cases/migrations/).
     txid = models.BigIntegerField(null=True, editable=False)
 
     objects = FacetCountQuerySet.as_manager()

@@ -31,7 +31,7 @@ class DeletedCaseQuerySet(models.QuerySet):
 class DeletedCase(models.Model):
     """A case deleted from the library, kept so that a copy kept in sync learns of it.
 
-    Written by the database only (cases/database.sql), whatever deletes the case: the admin,
+    Written by the database only (cases/migrations/), whatever deletes the case: the admin,
     SQL. A case made again under the same id takes its id out of this table.
     """
 

@@ -48,7 +48,7 @@ class LibraryManager(models.Manager):
 
 
 class Library(models.Model):
-    """The library's generation: one row, written by the database only (cases/database.sql).
+    """The library's generation: one row, written by the database only (cases/migrations/).
 
     Every committed change to a case, its lists, a term or an organisation gives it a new
     generation, never given before, and sets `changed_at`. Cached pages and counts are kept

@@ -45,7 +45,7 @@ class RemediationStep(CaseStep):
         "Case", models.CASCADE, related_name="remediation_steps", db_index=False
     )
     # What kind of fix the step is (a term of the `fix` facet), if said. The database counts
-    # it among the case's terms (Case.term_ids, cases/database.sql).
+    # it among the case's terms (Case.term_ids, cases/migrations/).
     kind = models.ForeignKey(
         Term,
         models.PROTECT,

@@ -138,7 +138,7 @@ TRY_AGAIN = frozenset({LOCK_NOT_AVAILABLE, "40P01", "40001"})
 # 3. the rows the save writes: its case's and its lists';
 # 4. at COMMIT, the rows its foreign keys name (FOR KEY SHARE: only a deletion or an
 #    import's FOR UPDATE makes it wait), then the library's generation row and the facet
-#    counts (cases/database.sql), each transaction's last locks.
+#    counts (cases/migrations/), each transaction's last locks.
 RECURRENCE_LOCK = 0x1C_1A_0E_71
 
 
