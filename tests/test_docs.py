@@ -74,3 +74,12 @@ def test_the_readme_links_every_page_of_the_manual():
     linked = {(ROOT / target.partition("#")[0]).resolve() for target in relative_links(README)}
     assert sorted((ROOT / "docs").glob("*.md"))
     assert [page.name for page in sorted((ROOT / "docs").glob("*.md")) if page not in linked] == []
+
+
+def test_every_setting_of_env_example_is_documented():
+    """.env.example lists every variable the code reads (tests/test_settings.py); each is
+    explained in the README's configuration or a page of docs/."""
+    listed = set(re.findall(r"^#? ?([A-Z][A-Z0-9_]+)=", (ROOT / ".env.example").read_text(), re.M))
+    documented = " ".join(path.read_text(encoding="utf-8") for path in DOCUMENTS)
+    assert len(listed) > 40
+    assert sorted(name for name in listed if f"`{name}`" not in documented) == []
