@@ -3,9 +3,9 @@ it, and the reviewer approves one of its drafts; axe finds nothing serious on th
 
 import pytest
 
+from .admin.test_review_browser import CHROMIUM, launched_chromium, on_ci
 from .conftest import STAFF_PASSWORD, make_staff, run_worker
 from .test_reading_accessibility import serious_violations
-from .test_review_browser import CHROMIUM, launched_chromium, on_ci
 
 
 @pytest.mark.browser

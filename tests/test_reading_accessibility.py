@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from .admin.test_review_browser import launched_chromium
 from .conftest import STAFF_PASSWORD, make_staff
 from .test_reading_browser import SCREENSHOTS, needs_chromium
-from .test_review_browser import launched_chromium
 
 PUBLIC_PAGES = {
     "home": "/",

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from .admin.test_review_browser import CHROMIUM, CHROMIUM_ARGS, chromium, launched_chromium, on_ci
 from .conftest import import_cases, make_case, write_json
-from .test_review_browser import CHROMIUM, CHROMIUM_ARGS, chromium, launched_chromium, on_ci
 
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 

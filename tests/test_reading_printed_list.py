@@ -10,9 +10,9 @@ import pytest
 
 from cases.models import Term
 
+from .admin.test_review_browser import CHROMIUM_ARGS, chromium
 from .library import plain_case, six_cases, store
 from .test_reading_browser import SCREENSHOTS, needs_chromium, pdf_text
-from .test_review_browser import CHROMIUM_ARGS, chromium
 
 SELECTION = "severity=high&severity=critical&domain=ml&domain=web&q=failed&sort=date"
 

@@ -146,7 +146,7 @@ def test_a_client_that_posted_reads_the_primary_for_a_few_seconds(lagging, clien
 
 
 def test_a_reviewer_who_approves_a_case_sees_it_approved_at_once(lagging, client):
-    from tests.test_review_actions import press
+    from tests.admin.test_review_actions import press
 
     reviewer = make_staff(f"rita{time.monotonic_ns()}", reviewer=True)
     client.force_login(reviewer)

@@ -3,13 +3,13 @@ adding an inline row and the review buttons, with no violation reported by the b
 
 import pytest
 
-from .conftest import STAFF_PASSWORD
-from .test_review_browser import (  # noqa: F401  (fixtures, used by name)
+from .admin.test_review_browser import (  # noqa: F401  (fixtures, used by name)
     CHROMIUM,
     browser_page,
     draft_and_reviewer,
     on_ci,
 )
+from .conftest import STAFF_PASSWORD
 
 
 @pytest.mark.browser

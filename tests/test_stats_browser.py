@@ -14,9 +14,9 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from .admin.test_review_browser import launched_chromium
 from .conftest import import_cases, make_case, write_json
 from .test_reading_browser import SCREENSHOTS, needs_chromium, pdf_text
-from .test_review_browser import launched_chromium
 
 PHONE = {"width": 390, "height": 844}
 # An organisation's name with no space to break at, and one that is markup.

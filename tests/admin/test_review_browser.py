@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import STAFF_PASSWORD, import_cases, make_case, make_staff, write_json
+from ..conftest import STAFF_PASSWORD, import_cases, make_case, make_staff, write_json
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
-from .conftest import ROOT, reviewer_group, url_of_test_database
+from ..conftest import ROOT, reviewer_group, url_of_test_database
 
 PASSWORD = "correct horse battery staple"
 

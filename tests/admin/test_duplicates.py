@@ -11,8 +11,8 @@ from django.utils import timezone
 from cases.models import Case
 from cases.review.duplicates import DAYS_APART, LIKELY_DUPLICATES
 
-from .conftest import change_url, logged_in
-from .library import REVIEWED, plain_case, store
+from ..conftest import change_url, logged_in
+from ..library import REVIEWED, plain_case, store
 
 pytestmark = pytest.mark.django_db
 

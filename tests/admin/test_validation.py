@@ -12,7 +12,7 @@ import pytest
 from cases.exchange.importer import CaseImport
 from cases.models import Case
 
-from .conftest import (
+from ..conftest import (
     change_url,
     exported,
     import_cases,

@@ -9,7 +9,7 @@ from django.utils import formats, timezone
 
 from cases.models import Case
 
-from .conftest import (
+from ..conftest import (
     change_url,
     exported,
     import_cases,

@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from cases.models import Case
 
-from .conftest import change_url, import_cases, logged_in, make_case, open_case, write_json
+from ..conftest import change_url, import_cases, logged_in, make_case, open_case, write_json
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,8 @@ from django.test import Client
 
 from cases.models import Case
 
-from .conftest import change_url, make_staff, open_case, url_of_test_database
-from .library import plain_case, store
+from ..conftest import change_url, make_staff, open_case, url_of_test_database
+from ..library import plain_case, store
 
 
 @pytest.fixture
@@ -176,7 +176,7 @@ def test_a_save_during_a_real_import_waits_for_the_row_as_long_as_the_manual_say
 
     from cases.review.workflow import LOCK_WAIT
 
-    from .conftest import ROOT, write_json
+    from ..conftest import ROOT, write_json
 
     ids = [f"L-{n:04}" for n in range(1500)]
     store(tmp_path, *(plain_case(case_id) for case_id in ids))

@@ -5,7 +5,7 @@ from django.contrib.admin.models import LogEntry
 
 from cases.models import Case
 
-from .conftest import change_url, logged_in, open_case
+from ..conftest import change_url, logged_in, open_case
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 
 from cases.models import Case, Facet, Term
 
-from .conftest import (
+from ..conftest import (
     change_url,
     exported,
     import_cases,
@@ -78,7 +78,7 @@ def test_the_list_counts_the_drafts_at_a_glance(client, library, reviewer):
     html = client.get(CHANGELIST).content.decode()
     assert '<a href="?status=draft">2 drafts waiting for review</a>' in html
     # Each filter's counts when asked ("Show counts"): they count the selection once per
-    # value, too long at 100,000 cases for every page (tests/test_admin_case_list.py).
+    # value, too long at 100,000 cases for every page (tests/admin/test_case_list.py).
     html = client.get(f"{CHANGELIST}?_facets=1").content.decode()
     assert '<a href="?_facets=1&amp;status=draft">Draft (2)</a>' in html
     assert '<a href="?_facets=1&amp;status=reviewed">Reviewed (1)</a>' in html

@@ -12,8 +12,8 @@ from django.contrib.admin.views.main import ChangeList
 
 from cases.admin import FILTER_ORGANISATIONS
 
-from .conftest import logged_in
-from .library import REVIEWED, plain_case, store
+from ..conftest import logged_in
+from ..library import REVIEWED, plain_case, store
 
 pytestmark = pytest.mark.django_db
 
@@ -105,7 +105,7 @@ def test_filter_counts_are_shown_when_asked(client, library, reviewer):
 def test_the_case_list_runs_a_fixed_number_of_queries(
     client, library, reviewer, django_assert_max_num_queries
 ):
-    """The same few queries as tests/test_case_admin.py's list, whatever the size of the
+    """The same few queries as tests/admin/test_case_admin.py's list, whatever the size of the
     library and its number of organisations, and one more for a search (the ids that hold
     its text)."""
     logged_in(client, reviewer)

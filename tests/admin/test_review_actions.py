@@ -7,7 +7,7 @@ from django.utils import formats, timezone
 
 from cases.models import Case
 
-from .conftest import (
+from ..conftest import (
     change_url,
     import_cases,
     logged_in,

@@ -17,8 +17,8 @@ from django.test import Client
 
 from cases.models import Case
 
-from .conftest import change_url, make_staff, open_case, url_of_test_database
-from .library import plain_case, store
+from ..conftest import change_url, make_staff, open_case, url_of_test_database
+from ..library import plain_case, store
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from cases.models import Case
 
-from .conftest import change_url, logged_in, make_staff, open_case
+from ..conftest import change_url, logged_in, make_staff, open_case
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,8 @@ from django.core.management import call_command
 
 from cases.models import Case, Term
 
-from . import test_reading_accessibility as axe_test
-from .conftest import (
+from .. import test_reading_accessibility as axe_test
+from ..conftest import (
     change_url,
     import_cases,
     logged_in,
@@ -19,7 +19,7 @@ from .conftest import (
     open_case,
     write_json,
 )
-from .test_reading_browser import BREAKS_INSIDE_WORDS, SCREENSHOTS, needs_chromium
+from ..test_reading_browser import BREAKS_INSIDE_WORDS, SCREENSHOTS, needs_chromium
 
 # The admin axe test's fixtures and its logged-in page, for these tests too.
 browser, demo_library, rita = axe_test.browser, axe_test.demo_library, axe_test.rita
