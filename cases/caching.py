@@ -12,9 +12,14 @@ asked for again, and nothing has to be found and deleted. Which versions is one 
   which every committed change to it replaces, whatever makes the write (the import, the
   admin, a review, SQL); a change to a case's lists touches its row (cases/migrations/).
   A write to one case therefore changes its pages and those that show its title, and leaves
-  every other case page cached. Its similar cases depend on the whole library: they are
-  made again at least every `SIMILAR_CASES_MAX_AGE` seconds (each case at its own moment,
-  so that no write or instant makes all pages cold), and the page says when they were made.
+  every other case page cached. Its similar cases depend on the whole library: the worker
+  keeps them (cases/discover/kept.py) and the page shows them with the moment they were
+  made; the moment the kept list last changed and the rows of the cases it names (their
+  titles, their review state) are among the versions, so that a list that changes, or a
+  similar case renamed, makes the page again. A case the worker has kept no list for yet
+  has its list made by its page, and that page is made again at least every
+  `UNKEPT_SIMILAR_MAX_AGE` seconds (each case at its own moment, so that no instant makes
+  all pages cold).
 - Everything else (lists, searches, counts, the home page, the feed, the API, the sitemap)
   is kept under the library's generation (cases.models.Library): the database replaces it
   at the commit of every write to a case, its lists, a term or an organisation.
@@ -135,8 +140,9 @@ def cache_version(state):
     return f"{state.version}.{settings.INCIDENTLIB_RELEASE}"
 
 
-# How long a case page's similar cases may lag behind the library, in seconds.
-SIMILAR_CASES_MAX_AGE = 600
+# How long a case page whose similar cases the worker has not kept yet (and that its page
+# made) may be served, in seconds.
+UNKEPT_SIMILAR_MAX_AGE = 600
 
 # The versions of what a case's own pages show besides the library's code: one query, run
 # before the page is made (a write committed in between makes the key older than the page,
@@ -160,6 +166,7 @@ WITH RECURSIVE earlier(id, recurrence_of_id) AS (
     UNION SELECT id FROM later
     UNION SELECT to_case_id FROM cases_relatedcase WHERE from_case_id = %(case)s
     UNION SELECT from_case_id FROM cases_relatedcase WHERE to_case_id = %(case)s
+    UNION SELECT unnest(similar_ids) FROM cases_similarcases WHERE case_id = %(case)s
 )
 SELECT concat_ws(
     ';',
@@ -182,7 +189,8 @@ SELECT concat_ws(
                        END, ',' ORDER BY s.url)
                 FROM cases_source s WHERE s.case_id = %(case)s), ''),
     pg_postmaster_start_time()
-), pg_current_xact_id_if_assigned() IS NOT NULL
+), pg_current_xact_id_if_assigned() IS NOT NULL,
+(SELECT s.made_at::text FROM cases_similarcases s WHERE s.case_id = %(case)s)
 """
 
 
@@ -196,11 +204,13 @@ def _case_version(request, case_id):
             cursor.execute(CASE_PAGE_SHOWS, {"case": case_id, "hide_drafts": hide_drafts})
             return cursor.fetchone()
 
-    shown, writing = first_query(read)
+    shown, writing, similar_kept = first_query(read)
     if writing:
         return None
     digest = hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()[:24]
-    return f"case-{digest}.{similar_cases_epoch(case_id)}.{settings.INCIDENTLIB_RELEASE}"
+    # The kept similar cases' version, or the period of those the page makes itself.
+    similar = f"s{similar_kept}" if similar_kept else similar_cases_epoch(case_id)
+    return f"case-{digest}.{similar}.{settings.INCIDENTLIB_RELEASE}"
 
 
 def clock():
@@ -209,11 +219,13 @@ def clock():
 
 
 def similar_cases_epoch(case_id, now=None):
-    """Which SIMILAR_CASES_MAX_AGE-long period a case's similar cases are of: each case's
-    periods start at a moment of their own, so that the pages are made again one by one."""
+    """Which UNKEPT_SIMILAR_MAX_AGE-long period a case's similar cases (made by its page) are
+    of: each case's periods start at a moment of their own, so that the pages are made again
+    one by one."""
     now = clock() if now is None else now
-    offset = int(hashlib.sha256(case_id.encode()).hexdigest()[:8], 16) % SIMILAR_CASES_MAX_AGE
-    return int((now + offset) // SIMILAR_CASES_MAX_AGE)
+    period = UNKEPT_SIMILAR_MAX_AGE
+    offset = int(hashlib.sha256(case_id.encode()).hexdigest()[:8], 16) % period
+    return int((now + offset) // period)
 
 
 def page_version(request, of_case, kwargs):

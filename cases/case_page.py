@@ -10,8 +10,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
 from cases import translations
-from cases.caching import SIMILAR_CASES_MAX_AGE
 from cases.discover import citations
+from cases.discover.kept import SIMILAR_CASES_MAX_AGE, kept_similar
 from cases.discover.similar import similar_cases
 from cases.languages import FALLBACK_LANGUAGE
 from cases.models import Case, Facet
@@ -62,12 +62,19 @@ class CasePage:
         )
 
     @cached_property
-    def similar(self):
-        """Similar cases, other than those related either way."""
+    def _similar(self):
+        """(similar cases other than those related either way, when they were made): as the
+        worker kept them (cases/discover/kept.py), or made now if it has not yet."""
         related_ids = [link.to_case_id for link in self.case.related_links.all()]
-        return similar_cases(
-            self.case, exclude_ids=[*related_ids, *(other.id for other in self.related_from)]
-        )
+        excluded = [*related_ids, *(other.id for other in self.related_from)]
+        kept = kept_similar(self.case, exclude_ids=excluded)
+        if kept is not None:
+            return kept
+        return similar_cases(self.case, exclude_ids=excluded), timezone.now()
+
+    @property
+    def similar(self):
+        return self._similar[0]
 
     @cached_property
     def facets(self):
@@ -130,9 +137,10 @@ class CasePage:
             "related_from": self.related_from,
             "recurrence_chain": self.recurrence_chain,
             "similar": self.similar,
-            # The similar cases may lag behind the library by this much (cases/caching.py).
-            "similar_as_of": timezone.now(),
-            "similar_max_minutes": SIMILAR_CASES_MAX_AGE // 60,
+            # The similar cases may lag behind the library (cases/discover/kept.py): the page
+            # says when they were made, and the bound.
+            "similar_as_of": self._similar[1],
+            "similar_max_hours": SIMILAR_CASES_MAX_AGE // 3600,
             "citation": self.citation,
             "highwire_tags": citations.highwire_tags(self.citation),
             # From the case and its prefetched lists: no query (cases/translations.py).

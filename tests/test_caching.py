@@ -411,26 +411,85 @@ def test_a_new_case_shows_on_the_pages_of_the_cases_it_names_at_once(neighbours,
     assert "cited by 2 cases" in text(Client(), "/cases/C-1")
 
 
-def test_similar_cases_say_when_they_were_made_and_are_made_again_within_the_bound(library):
-    from cases.caching import SIMILAR_CASES_MAX_AGE, similar_cases_epoch
+def test_similar_cases_say_when_they_were_made_and_the_bound(library):
+    from cases.caching import UNKEPT_SIMILAR_MAX_AGE, similar_cases_epoch
+    from cases.discover.kept import SIMILAR_CASES_MAX_AGE
 
     page = text(Client(), "/cases/C-1")
-    minutes = SIMILAR_CASES_MAX_AGE // 60
-    assert f"made again at least every {minutes} minutes" in page
+    hours = SIMILAR_CASES_MAX_AGE // 3600
+    assert f"within minutes of a change to this case, and at least every {hours} hours" in page
     assert "적어도" in text(Client(), "/cases/C-1?lang=ko")
-    # A page is kept for one period of its case at most; the periods of cases start apart.
+    # A page that made its similar cases itself (the worker has kept none yet) is kept for
+    # one period of its case at most; the periods of cases start apart.
+    period = UNKEPT_SIMILAR_MAX_AGE
     for moment in (0, 1_000_000.5, 1_765_000_000):
         epochs = [similar_cases_epoch(case, moment) for case in ("C-1", "C-2")]
-        later = [
-            similar_cases_epoch(case, moment + SIMILAR_CASES_MAX_AGE) for case in ("C-1", "C-2")
-        ]
+        later = [similar_cases_epoch(case, moment + period) for case in ("C-1", "C-2")]
         assert later == [epoch + 1 for epoch in epochs]
     starts = {
         next(
             t
-            for t in range(SIMILAR_CASES_MAX_AGE)
+            for t in range(period)
             if similar_cases_epoch(case, t + 1) != similar_cases_epoch(case, t)
         )
         for case in ("C-1", "C-2", "C-3", "IL-0137")
     }
     assert len(starts) > 1
+
+
+@pytest.fixture
+def alike(tmp_path):
+    """A-1 to A-4 share a rare symptom; B-1 shares nothing with them."""
+    from django.db import connection
+
+    common = {"domain": ["web"], "components": ["database"], "root_cause": "config"}
+    store(
+        tmp_path,
+        *[plain_case(f"A-{n}", review=dict(REVIEWED), symptoms=["rare-a", "common"], **common)
+          for n in range(1, 5)],
+        *[plain_case(f"C-{n}", review=dict(REVIEWED), symptoms=["common"], **common)
+          for n in range(1, 7)],
+        plain_case("B-1", review=dict(REVIEWED), symptoms=["other"], domain=["ml"],
+                   components=["gpu"], root_cause="bug"),
+    )  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE cases_case")
+
+
+def test_the_worker_keeps_similar_cases_and_a_page_shows_their_change_at_once(alike, tmp_path):
+    """Kept similar cases (cases/discover/kept.py): a write to a case another page shows as
+    similar makes that page again at once; the worker's new list too; nothing else."""
+    from cases.models import SimilarCases
+
+    from .conftest import run_worker
+
+    run_worker()  # the import deferred the job: every case's list is kept
+    assert SimilarCases.objects.count() == Case.objects.count()
+    assert SimilarCases.objects.get(case_id="A-1").similar_ids[:3] == ["A-2", "A-3", "A-4"]
+    for url in ["/cases/A-1", "/cases/A-1?lang=ko", "/cases/B-1"]:
+        text(Client(), url)
+        assert cached_state(url) == "hit", url
+    # A-2 renamed (one UPDATE, which no signal sees): A-1's page shows it at once.
+    Case.objects.filter(id="A-2").update(title_en="Second, renamed")
+    assert "Second, renamed" in text(Client(), "/cases/A-1")
+    assert cached_state("/cases/B-1") == "hit"
+    # The worker's periodic run makes A-2's list again and those naming it; A-1's page is
+    # made again with it, B-1's stays.
+    made_before = SimilarCases.objects.get(case_id="A-1").made_at
+    from cases.discover.kept import refresh
+
+    refresh()
+    assert SimilarCases.objects.get(case_id="A-1").made_at > made_before
+    assert cached_state("/cases/A-1") == "miss"
+    assert cached_state("/cases/A-1") == "hit"
+    assert cached_state("/cases/B-1") == "hit"
+    # A new case like them (an import, which defers the job): the worker puts it in their
+    # lists, and their pages show it.
+    common = {"domain": ["web"], "components": ["database"], "root_cause": "config"}
+    store(tmp_path, plain_case("A-5", review=dict(REVIEWED), symptoms=["rare-a", "common"],
+                               **common), name="new.json")  # fmt: skip
+    assert "/cases/A-5" not in text(Client(), "/cases/A-1").split('id="similar"')[1]
+    run_worker()
+    assert "A-5" in SimilarCases.objects.get(case_id="A-1").similar_ids
+    assert "/cases/A-5" in text(Client(), "/cases/A-1").split('id="similar"')[1]
+    assert cached_state("/cases/B-1") == "hit"

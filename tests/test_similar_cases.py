@@ -95,7 +95,15 @@ def test_the_case_page_with_similar_cases_runs_ten_queries(
 ):
     """Queries: the library's state; the case with organisation, terms and reviewer; sources;
     remediation; action items; tags; related links; the recurrence chain; cases relating to
-    it; its similar cases (one query: term weights, candidates, scores and titles)."""
+    it; its similar cases as the worker kept them, with their titles (one query). Before the
+    worker has kept them, one more: the search for them (term weights, candidates, scores and
+    titles)."""
+    from cases.discover import kept
+
+    for url in ["/cases/S-0", "/cases/S-1?lang=ko", "/cases/X-1"]:
+        with django_assert_max_num_queries(11):
+            assert client.get(url).status_code == 200
+    kept.refresh()
     for url in ["/cases/S-0", "/cases/S-1?lang=ko", "/cases/X-1"]:
         with django_assert_max_num_queries(10):
             assert client.get(url).status_code == 200
@@ -222,3 +230,55 @@ def test_a_case_of_four_terms_is_like_those_sharing_its_next_two_not_one(client,
         cursor.execute("ANALYZE cases_case")
     ids, _section = shown_similar(client.get("/cases/Z-0").content.decode())
     assert ids == ["W-1", "W-2", "W-3", "W-4", "W-5"]
+
+
+# Kept by the worker (cases/discover/kept.py) ---------------------------------------------------
+
+
+def test_the_worker_keeps_each_cases_similar_cases_and_the_page_reads_them(
+    client, library, tmp_path, django_assert_max_num_queries
+):
+    from cases.discover import kept
+    from cases.models import SimilarCases
+
+    made_by_page, section = shown_similar(client.get("/cases/S-0").content.decode())
+    assert kept.refresh() == Case.objects.count()
+    assert set(SimilarCases.objects.values_list("case_id", flat=True)) == set(
+        Case.objects.values_list("id", flat=True)
+    )
+    row = SimilarCases.objects.get(case_id="S-0")
+    assert row.similar_ids == ["S-1", "S-2", "S-7", "S-3", "S-4"] == made_by_page
+    # A new case, as alike as can be: the page shows the kept list until the worker runs,
+    # and says when it was made; the titles are read at each request.
+    common = {"domain": ["web"], "components": ["database"], "root_cause": "config"}
+    store(tmp_path, plain_case("S-9", symptoms=["rare-a", "rare-b", "common"], **common),
+          name="more.json")  # fmt: skip
+    Case.objects.filter(id="S-4").update(title_en="Fourth, renamed")
+    ids, section = shown_similar(client.get("/cases/S-0").content.decode())
+    assert ids == row.similar_ids
+    assert "Fourth, renamed" in section
+    assert f"Found as the library was at {row.made_at:%Y-%m-%d %H:%M}" in section
+    assert "looked for again within minutes of a change to this case" in section
+    # The worker makes the new case's list, and those of the cases in it: S-9 is now the
+    # most like S-0.
+    kept.refresh()
+    ids, _ = shown_similar(client.get("/cases/S-0").content.decode())
+    assert ids == ["S-9", "S-1", "S-2", "S-7", "S-3"]
+    for url in ["/cases/S-0", "/cases/S-1?lang=ko", "/cases/X-1"]:
+        with django_assert_max_num_queries(10):
+            assert client.get(url).status_code == 200
+
+
+def test_a_kept_list_shows_neither_hidden_drafts_nor_deleted_cases(client, library, settings):
+    from cases.discover import kept
+
+    kept.refresh()
+    settings.INCIDENTLIB_HIDE_DRAFTS = True
+    Case.objects.filter(id="S-0").update(reviewed_at="2026-01-01T00:00:00Z", reviewed_by="r")
+    Case.objects.filter(id="S-2").update(reviewed_at="2026-01-01T00:00:00Z", reviewed_by="r")
+    ids, _ = shown_similar(client.get("/cases/S-0").content.decode())
+    assert ids == ["S-2"]
+    settings.INCIDENTLIB_HIDE_DRAFTS = False
+    Case.objects.filter(id="S-1").delete()
+    ids, _ = shown_similar(client.get("/cases/S-0").content.decode())
+    assert ids == ["S-2", "S-7", "S-3", "S-4"]

@@ -10,7 +10,8 @@ One module a job; `from cases.models import Case` reads them all from here:
   an address and its forms; `rules`: what no column says alone (a case's links, texts that
   must show something); `recurrence`: the recurrence chain;
 - `history`: deleted cases and each import's changes; `library`: the library's generation;
-  `facet_counts`: the counts the database keeps, and a case's keys in them.
+  `facet_counts`: the counts the database keeps, and a case's keys in them; `similar`: each
+  case's similar cases, kept by the worker.
 """
 
 from cases.models.addresses import (
@@ -51,6 +52,7 @@ from cases.models.rules import (
     shown_problems,
     shows_something,
 )
+from cases.models.similar import SimilarCases
 from cases.models.sources import SOURCE_KIND_LABELS, Source
 from cases.models.steps import ActionItem, CaseStep, RemediationStep
 from cases.models.terms import (
@@ -96,6 +98,7 @@ __all__ = [
     "Organisation",
     "RelatedCase",
     "RemediationStep",
+    "SimilarCases",
     "Source",
     "Term",
     "TermIndex",
