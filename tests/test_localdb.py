@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from incidentlib.localdb import memory_settings
+
 from .conftest import ROOT
 
 SHOW_URL = "import os; print(os.environ['DATABASE_URL'])"
@@ -111,6 +113,26 @@ def test_without_database_url_an_embedded_server_runs_keeps_its_data_and_stops(o
     )
     assert second.returncode == 0, second.stderr
     assert second.stdout.strip() == "42"
+    # Its memory is sized for the machine, not PostgreSQL's defaults (128 MB).
+    wanted = memory_settings()
+    sized = localdb(
+        sys.executable,
+        "-c",
+        RUN_SQL,
+        f"SELECT pg_size_bytes(current_setting('shared_buffers')) "
+        f"= pg_size_bytes('{wanted['shared_buffers']}') "
+        f"AND pg_size_bytes(current_setting('work_mem')) = pg_size_bytes('{wanted['work_mem']}')",
+        INCIDENTLIB_PGDATA=str(data),
+    )
+    assert sized.returncode == 0, sized.stderr
+    assert sized.stdout.strip() == "True"
+
+
+def test_the_embedded_servers_memory_is_sized_for_the_machine():
+    small, large = memory_settings(2 * 2**30), memory_settings(64 * 2**30)
+    assert small["shared_buffers"] == "512MB" and large["shared_buffers"] == "2048MB"
+    assert memory_settings(256 * 2**20)["shared_buffers"] == "128MB"
+    assert small["effective_cache_size"] == "1024MB"
 
 
 @pytest.mark.skipif(
