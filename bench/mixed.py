@@ -22,6 +22,13 @@ same Zipf law, from its own seeded stream), made by this process through Django'
 any writer. Before each phase the bare view (/bench/bare) is measured for as long: on a shared
 machine the load drifts, so each phase is compared with the bare view measured beside it.
 
+Similar cases (cases/discover/kept.py): the worker keeps each case's; --keep-similar N makes
+those of the mix's N most asked cases that are not kept yet, before serving, as a worker that
+has caught up would have (it prints the time a list took, and the share of the mix's case
+pages whose list is kept). --without-kept-similar sets the kept lists aside for the run (the
+table renamed, and put back at the end): each page then finds its own, as before the worker
+kept them.
+
 Reports, per phase: requests a second, p50/p95/p99 latency, errors (status >= 400 and socket
 errors), the share of answers served from the cache (X-Cache: hit among hit and miss), the
 mix's requests a second as a fraction of the bare view's and of the no-write phase's.
@@ -29,6 +36,7 @@ The titles are put back at the end.
 """
 
 import argparse
+import contextlib
 import os
 import random
 import secrets
@@ -188,6 +196,54 @@ def redis_held(env):
     return keys, size
 
 
+def keep_similar(order, paths, count):
+    """Keep the similar cases of the `count` most asked cases not kept yet; print what it took
+    and the share of the mix's case pages whose list is kept."""
+    from cases.discover.kept import make
+    from cases.models import SimilarCases
+
+    wanted = order[:count]
+    kept = set(SimilarCases.objects.filter(case_id__in=wanted).values_list("case_id", flat=True))
+    missing = [case for case in wanted if case not in kept]
+    started = time.perf_counter()
+    for start in range(0, len(missing), 50):
+        make(missing[start : start + 50])
+    took = time.perf_counter() - started
+    if missing:
+        print(f"kept the similar cases of {len(missing)} cases in {took:.1f} s "
+              f"({took / len(missing) * 1000:.0f} ms a case)")  # fmt: skip
+    kept = set(SimilarCases.objects.values_list("case_id", flat=True))
+    pages = [path.split("/cases/")[1].split("?")[0] for path in paths if is_case_page(path)]
+    share = sum(case in kept for case in pages) / len(pages)
+    print(f"similar cases kept for {len(kept)} cases: {share:.1%} of the mix's case pages")
+
+
+def is_case_page(path):
+    return path.startswith("/cases/") and not path.startswith("/cases/?")
+
+
+class KeptSimilarAside:
+    """The kept similar cases set aside (the table renamed, an empty one in its place), and
+    put back at the end."""
+
+    def __enter__(self):
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute("ALTER TABLE cases_similarcases RENAME TO bench_similarcases_aside")
+            cursor.execute(
+                "CREATE TABLE cases_similarcases (LIKE bench_similarcases_aside INCLUDING ALL)"
+            )
+        return self
+
+    def __exit__(self, *exc):
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute("DROP TABLE cases_similarcases")
+            cursor.execute("ALTER TABLE bench_similarcases_aside RENAME TO cases_similarcases")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     source = parser.add_mutually_exclusive_group()
@@ -202,6 +258,15 @@ def main():
     parser.add_argument("--zipf", type=float, default=1.1, help="exponent of the Zipf law")
     parser.add_argument("--requests", type=int, default=200_000, help="length of the mix")
     parser.add_argument("--warm", type=int, default=60, help="seconds of warm-up at most")
+    parser.add_argument(
+        "--keep-similar",
+        type=int,
+        default=0,
+        metavar="N",
+        help="keep the similar cases of the N most asked cases first",
+    )
+    parser.add_argument("--without-kept-similar", action="store_true",
+                        help="set the kept similar cases aside for the run")  # fmt: skip
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     if not shutil.which("wrk"):
@@ -232,12 +297,18 @@ def main():
     print(f"server: gunicorn, {args.workers} sync workers, cache: {env['REDIS_URL'] or 'memory'}")
     print(f"mix: seed {args.seed}, Zipf {args.zipf}, {len(paths)} requests, "
           f"{len(set(paths))} distinct paths")  # fmt: skip
+    if args.keep_similar:
+        keep_similar(order, paths, args.keep_similar)
     with open("/proc/loadavg") as load:
         print(f"load average before: {load.read().split()[:3]}", flush=True)
 
     titles = {}
     results = []
-    with tempfile.NamedTemporaryFile("w", prefix="bench-mix-", suffix=".txt") as paths_file:
+    aside = KeptSimilarAside() if args.without_kept_similar else contextlib.nullcontext()
+    with (
+        aside,
+        tempfile.NamedTemporaryFile("w", prefix="bench-mix-", suffix=".txt") as paths_file,
+    ):
         paths_file.write("\n".join(paths) + "\n")
         paths_file.flush()
         try:
@@ -289,6 +360,12 @@ def main():
     if env["REDIS_URL"]:
         keys, size = redis_held(env)
         print(f"\nRedis held {keys} keys of this run, {size / 2**20:.1f} MiB (MEMORY USAGE)")
+        import redis
+
+        memory = redis.Redis.from_url(env["REDIS_URL"]).info("memory")
+        print(f"Redis INFO memory (the whole server, shared): used_memory "
+              f"{memory['used_memory'] / 2**20:.1f} MiB, peak "
+              f"{memory['used_memory_peak'] / 2**20:.1f} MiB")  # fmt: skip
     others = [line for line in errors_logged if not line.startswith("Not Found:")]
     if others:
         print("\ngunicorn's log (the last lines):\n" + "".join(others[-40:]))

@@ -17,9 +17,10 @@ Needs Debian's `wrk` (apt-get install wrk). The library is one of:
 The last two are migrated first, in case the checkout has new migrations.
 
 Serves the checkout with gunicorn in production mode (DEBUG=0, a random SECRET_KEY, no https
-redirect, plain static file names, Redis database 15 as the cache unless --no-redis; 2 sync
-workers on 127.0.0.1 and a free port), with bench/settings.py: the project's settings plus
-/bench/bare (no database) and /bench/one-query (one SELECT 1), the floor of any page.
+redirect, plain static file names, Redis database 15 (or BENCH_REDIS_URL) as the cache unless
+--no-redis; 2 sync workers on 127.0.0.1 and a free port), with bench/settings.py: the
+project's settings plus /bench/bare (no database) and /bench/one-query (one SELECT 1), the
+floor of any page.
 
 Then, for each page (real ids, slugs and words picked from the database):
 1. `wrk -t2 -c<connections> -d<duration>s --latency -s bench/wrk_report.lua URL`: requests a
@@ -102,7 +103,9 @@ def server_env(database_url, redis):
         # database, perhaps) is served; they expire soon after.
         "CACHE_KEY_PREFIX": f"bench-{name}-{secrets.token_hex(4)}",
         "CACHE_SECONDS": "900",
-        "REDIS_URL": "redis://127.0.0.1:6379/15" if redis else "",
+        "REDIS_URL": os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/15")
+        if redis
+        else "",
     }
 
 
