@@ -43,7 +43,8 @@ second, two writes within one second would share it, and a client or a proxy in 
 write's page for the second's. Without it, every client revalidates with the ETag, which
 names the generation. `Cache-Control: public` with `CACHE_MAX_AGE` lets a CDN or the proxy
 keep them (the default, 0: a client revalidates each time, a 304 after one small query;
-nginx keeps nothing at 0 and answers a client's revalidation whole). Each process keeps
+nginx keeps nothing at 0 and answers a client's revalidation whole). A page's body is kept
+compressed (`pack`: a quarter of its size for a case page). Each process keeps
 what it made or read lately in its own memory too, in front of the shared cache
 (incidentlib/cache_tiers.py): if the cache server goes away, it answers from there, leaves
 the server alone for a few seconds after each failure and logs a warning; readers see no
@@ -53,6 +54,7 @@ error.
 import hashlib
 import logging
 import time
+import zlib
 from functools import wraps
 
 from django.conf import settings
@@ -69,6 +71,8 @@ logger = logging.getLogger(__name__)
 
 # Response headers kept with a cached page (the others are made anew for each answer).
 KEPT_HEADERS = ("Content-Type", "Content-Language", "Content-Disposition", "Allow")
+# The mark of a body kept compressed (`pack`).
+PACKED = "zlib"
 CACHE_HEADER = "X-Cache"
 
 
@@ -297,6 +301,21 @@ def _not_modified(request, etag):
     return None
 
 
+def pack(content):
+    """A page's body as the cache keeps it: compressed (zlib's fastest level: a case page of
+    20 KB keeps in about 5, so that Redis holds four times as many pages in its memory, for
+    about 0.1 ms a page made and less a page read). A body that compression would not make
+    smaller is kept as it is."""
+    packed = zlib.compress(content, 1)
+    return (PACKED, packed) if len(packed) < len(content) else content
+
+
+def unpack(content):
+    if isinstance(content, tuple) and content[0] == PACKED:
+        return zlib.decompress(content[1])
+    return content
+
+
 def public_page(view=None, *, of_case=False):
     """Serve the view's GET and HEAD answers from the cache, as the module says; `of_case`
     for a case's own pages (the view takes `case_id`), kept under what they show."""
@@ -315,7 +334,7 @@ def public_page(view=None, *, of_case=False):
         stored = _cache_get(key)
         if stored is not None:
             status, headers, content = stored
-            response = HttpResponse(content, status=status)
+            response = HttpResponse(unpack(content), status=status)
             for name, value in headers:
                 response[name] = value
             response[CACHE_HEADER] = "hit"
@@ -332,7 +351,7 @@ def public_page(view=None, *, of_case=False):
         if response.streaming:
             return response
         headers = [(name, response[name]) for name in KEPT_HEADERS if response.has_header(name)]
-        _cache_set(key, (response.status_code, headers, response.content))
+        _cache_set(key, (response.status_code, headers, pack(response.content)))
         response[CACHE_HEADER] = "miss"
         return _mark_public(response, etag)
 

@@ -57,6 +57,19 @@ def text(client, url, **headers):
     return content.decode()
 
 
+def test_a_page_is_kept_compressed_and_served_as_it_was_made(client, library):
+    from cases.caching import pack, unpack
+
+    made = get(Client(), "/cases/C-1")
+    assert made["X-Cache"] == "miss"
+    kept = pack(made.content)
+    assert len(kept[1]) < len(made.content) / 2
+    assert unpack(kept) == made.content
+    served = get(Client(), "/cases/C-1")
+    assert served["X-Cache"] == "hit" and served.content == made.content
+    assert unpack(b"{}") == b"{}" == pack(b"{}")  # too small to gain: kept as it is
+
+
 def test_a_page_is_made_once_then_served_from_the_cache(client, library):
     for url in PAGES:
         first = get(client, url)
