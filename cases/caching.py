@@ -194,7 +194,8 @@ SELECT concat_ws(
                 FROM cases_source s WHERE s.case_id = %(case)s), ''),
     pg_postmaster_start_time()
 ), pg_current_xact_id_if_assigned() IS NOT NULL,
-(SELECT s.made_at::text FROM cases_similarcases s WHERE s.case_id = %(case)s)
+(SELECT (extract(epoch FROM s.made_at) * 1000000)::bigint::text
+   FROM cases_similarcases s WHERE s.case_id = %(case)s)
 """
 
 

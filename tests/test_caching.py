@@ -4,6 +4,8 @@ These tests commit (transactional database): the library's generation changes on
 write is committed, as it does for a real request.
 """
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -482,6 +484,8 @@ def test_the_worker_keeps_similar_cases_and_a_page_shows_their_change_at_once(al
     for url in ["/cases/A-1", "/cases/A-1?lang=ko", "/cases/B-1"]:
         text(Client(), url)
         assert cached_state(url) == "hit", url
+    # The ETag, which names the kept list's version, is a valid one (RFC 9110: no spaces).
+    assert re.fullmatch(r'"[\x21\x23-\x7e]+"', get(Client(), "/cases/A-1")["ETag"])
     # A-2 renamed (one UPDATE, which no signal sees): A-1's page shows it at once.
     Case.objects.filter(id="A-2").update(title_en="Second, renamed")
     assert "Second, renamed" in text(Client(), "/cases/A-1")
