@@ -45,6 +45,7 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 
 from cases import translations
+from cases.database_errors import first_line
 from cases.exchange import checks, gin_lists, vectors
 from cases.exchange.files import CaseRecord, Problem, collect_files, iter_case_file
 from cases.exchange.format import (
@@ -321,7 +322,7 @@ class CaseImport:
             self.result.problems.append(
                 Problem(
                     ", ".join(map(str, self.paths)),
-                    f"the database refused the import: {_first_line(error)}",
+                    f"the database refused the import: {first_line(error)}",
                 )
             )
 
@@ -751,11 +752,6 @@ def stored_case_ids(ids):
         return [case_id for (case_id,) in cursor.fetchall()]
 
 
-def _first_line(error):
-    """A database error's own message, without the failing row (a whole case's text)."""
-    return str(error).strip().split("\n", 1)[0]
-
-
 class _Writer:
     """The write phase of one run, batch by batch, inside the run's transaction."""
 
@@ -952,7 +948,7 @@ class _Writer:
                 Problem(
                     first.file,
                     f"the database refused the cases from line {first.line} to "
-                    f"{last.file}:{last.line}: {_first_line(error)}",
+                    f"{last.file}:{last.line}: {first_line(error)}",
                     line=first.line,
                 )
             ) from error

@@ -6,6 +6,8 @@ from contextlib import contextmanager
 from django.core.management.base import CommandError
 from django.db import OperationalError, ProgrammingError
 
+from cases.database_errors import first_line
+
 
 @contextmanager
 def database_failure_said(consequence=""):
@@ -15,22 +17,18 @@ def database_failure_said(consequence=""):
     try:
         yield
     except OperationalError as error:
-        raise CommandError(f"the database failed: {_first_line(error)}{consequence}") from error
+        raise CommandError(f"the database failed: {first_line(error)}{consequence}") from error
     except ProgrammingError as error:
         if getattr(error.__cause__, "sqlstate", None) != UNDEFINED_TABLE:
             raise
         raise CommandError(
-            f"the database has no library in it yet ({_first_line(error)}): run "
+            f"the database has no library in it yet ({first_line(error)}): run "
             f"`manage.py migrate` first{consequence}"
         ) from error
 
 
 # PostgreSQL's code for a table that does not exist.
 UNDEFINED_TABLE = "42P01"
-
-
-def _first_line(error):
-    return str(error).strip().splitlines()[0]
 
 
 def how_many(count, noun, plural=None):
