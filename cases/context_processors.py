@@ -1,13 +1,12 @@
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
-from django.utils.translation import get_language
 
-from cases.languages import content_language
+from cases.languages import reader_language
 
 
 def language_links(request):
     """The current page in each language, for the switcher and the hreflang alternates."""
-    current = content_language(get_language())
+    current = reader_language()
     try:
         request.get_host()
         absolute = request.build_absolute_uri

@@ -14,11 +14,10 @@ from django.template.defaultfilters import date as format_date
 from django.template.defaultfilters import linebreaks_filter
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.utils.xmlutils import SimplerXMLGenerator
 
-from cases.languages import content_language
+from cases.languages import reader_language
 from cases.listing.links import url_with
 from cases.listing.page import feed_title, selection_in_words
 from cases.listing.selection import CaseFilter, has_feed
@@ -51,7 +50,7 @@ class XmlSafeAtom1Feed(Atom1Feed):
 
 
 def _language():
-    return content_language(get_language())
+    return reader_language()
 
 
 class CaseFeed(Feed):

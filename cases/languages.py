@@ -1,11 +1,15 @@
-"""The two languages case text is written in, and how a text falls back from one to the other."""
+"""The two languages case text is written in, the reader's among them, and how a text falls
+back from one to the other."""
 
 from dataclasses import dataclass
+
+from django.utils.translation import get_language
 
 CONTENT_LANGUAGES = ("en", "ko")
 FALLBACK_LANGUAGE = "en"
 # A Hangul syllable, inside a regular expression's character class: what the search takes for
-# Korean (a word holding one gets its endings; cases/migrations/ writes the same range).
+# Korean (a word holding one gets its endings; cases/migrations/ writes the same range),
+# and what a name written in Korean begins with (the organisations, 가나다 first in Korean).
 HANGUL = "가-힣"
 
 
@@ -13,6 +17,12 @@ def content_language(language_code):
     """The content language for an interface language code such as 'ko' or 'en-us'."""
     code = (language_code or "").split("-")[0].lower()
     return code if code in CONTENT_LANGUAGES else FALLBACK_LANGUAGE
+
+
+def reader_language():
+    """The content language of the request's reader: that of the interface language the
+    middleware chose (cases/middleware.py)."""
+    return content_language(get_language())
 
 
 @dataclass(frozen=True)

@@ -18,13 +18,12 @@ from cases.caching import mark_uncached, public_page
 from cases.case_page import CasePage
 from cases.exchange.export import read_in_one_snapshot
 from cases.exchange.format import public_case_to_exchange
-from cases.languages import content_language
+from cases.languages import HANGUL, reader_language
 from cases.listing import search
 from cases.listing.counts import library_counts
 from cases.listing.page import CaseListing
 from cases.models import Case, Facet, Organisation, Term, validate_http_url
 
-HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
 RECENT_CASES = 8
 HOME_TERMS_PER_FACET = 8
 
@@ -67,7 +66,7 @@ def _get_case(case_id):
 def case_detail(request, case_id):
     case = _get_case(case_id)
     address = request.build_absolute_uri(case.get_absolute_url())
-    page = CasePage(case, content_language(get_language()), address)
+    page = CasePage(case, reader_language(), address)
     return render(request, "cases/case_detail.html", page.context())
 
 
@@ -130,7 +129,7 @@ def _popular_terms(terms, counts, facet, language, limit=None):
 @require_safe
 @public_page
 def home(request):
-    language = content_language(get_language())
+    language = reader_language()
     terms = Term.objects.public().index()
     counts = library_counts(terms, request)
     return render(
@@ -170,7 +169,7 @@ def case_list(request):
 @require_safe
 @public_page
 def taxonomy(request):
-    language = content_language(get_language())
+    language = reader_language()
     terms = Term.objects.public().index()
     counts = library_counts(terms, request)
     facets = []
@@ -203,7 +202,7 @@ def reading_order(name, language):
     folded = "".join(
         c for c in unicodedata.normalize("NFKD", name.casefold()) if not unicodedata.combining(c)
     )
-    is_korean = bool(HANGUL.match(name.lstrip()))
+    is_korean = bool(re.match(f"[{HANGUL}]", name.lstrip()))
     return (is_korean != (language == "ko"), folded, name)
 
 
@@ -215,7 +214,7 @@ def organisation_list(request):
         {"slug": slug, "name": counts.org_names[slug], "case_count": counts.count("org", slug)}
         for slug in counts.values("org")
     ]
-    language = content_language(get_language())
+    language = reader_language()
     organisations.sort(key=lambda organisation: reading_order(organisation["name"], language))
     return render(request, "cases/organisation_list.html", {"organisations": organisations})
 

@@ -30,11 +30,10 @@ from django.db import connection
 from django.db.models import F, Prefetch
 from django.http import QueryDict
 from django.urls import reverse
-from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from cases import ranking, translations
-from cases.languages import content_language
+from cases.languages import reader_language
 from cases.listing import search
 from cases.listing.selection import NOT_A_CHOICE, OneValueEachForm
 from cases.models import Case, CaseTerm, Facet, RemediationStep
@@ -367,7 +366,7 @@ class Diagnosis:
     def form_facets(self):
         """(facet, [Choice]) for the form's checkboxes, by label in the page's language."""
         chosen = {term.id for term in self.chosen} if self.form.is_valid() else set()
-        language = content_language(get_language())
+        language = reader_language()
 
         def count(term):
             return self.counts.count(term.facet, term.slug) if self.counts else 0

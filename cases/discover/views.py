@@ -2,7 +2,6 @@
 
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
@@ -10,7 +9,7 @@ from cases.caching import public_page
 from cases.discover import citations
 from cases.discover.diagnose import Diagnosis
 from cases.discover.stats import CHART_SLUGS, Statistics, chart_csv
-from cases.languages import content_language
+from cases.languages import reader_language
 from cases.listing.counts import library_counts
 from cases.models import Case, Term
 from cases.views import NoSuchPage, upper_case_id
@@ -27,7 +26,7 @@ def case_citation(request, case_id, fmt):
     ref = citations.reference(
         case,
         request.build_absolute_uri(case.get_absolute_url()),
-        content_language(get_language()),
+        reader_language(),
     )
     response = HttpResponse(
         citations.FORMATTERS[fmt](ref), content_type=citations.CONTENT_TYPES[fmt]
@@ -54,7 +53,7 @@ def _statistics(request):
     return Statistics(
         request.GET,
         terms=Term.objects.public().index(),
-        language=content_language(get_language()),
+        language=reader_language(),
         request=request,
     )
 

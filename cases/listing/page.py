@@ -14,11 +14,11 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils.formats import date_format
 from django.utils.timezone import localtime
-from django.utils.translation import get_language, gettext, pgettext
+from django.utils.translation import gettext, pgettext
 from django.utils.translation import gettext_lazy as _
 
 from cases.durations import BUCKET_CHOICES
-from cases.languages import content_language
+from cases.languages import reader_language
 from cases.listing import search
 from cases.listing.links import ListingLinks
 from cases.listing.query import ListingQuery
@@ -178,7 +178,7 @@ class CaseListing:
     def __init__(self, request, *, fixed=None, organisation=None):
         """`fixed`: (term facet, slug), the page's own filter, met by every case it lists;
         or `organisation`, the one whose page it is (the filter ("org", its slug))."""
-        self.language = content_language(get_language())
+        self.language = reader_language()
         self.terms = Term.objects.public().index()
         self.params = request.GET.copy()
         self.path = request.path

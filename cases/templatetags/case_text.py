@@ -10,7 +10,12 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from cases.durations import duration_in_words
-from cases.languages import FALLBACK_LANGUAGE, LocalizedText, content_language, pick
+from cases.languages import (
+    FALLBACK_LANGUAGE,
+    LocalizedText,
+    pick,
+    reader_language,
+)
 from cases.models import Facet
 
 register = template.Library()
@@ -44,7 +49,7 @@ def prose(text, inline=False, note=True, words=None):
         "text": text,
         "inline": inline,
         "note": note,
-        "language": content_language(get_language()),
+        "language": reader_language(),
     }
 
 
@@ -58,7 +63,7 @@ def fallback_note(texts):
     shown = [text if isinstance(text, LocalizedText) else localized(text) for text in texts]
     return {
         "note": any(text.is_fallback for text in shown),
-        "language": content_language(get_language()),
+        "language": reader_language(),
     }
 
 
@@ -81,7 +86,7 @@ KNOWN_VALUES = {
 @register.simple_tag
 def known_value(value):
     """An impact value or licence as a LocalizedText: a known word translated, else English."""
-    language = content_language(get_language())
+    language = reader_language()
     known = KNOWN_VALUES.get((value or "").strip().lower())
     if known is not None:
         return LocalizedText(str(known), language, False)
@@ -92,7 +97,7 @@ def known_value(value):
 def document(doc):
     """One entry of a case's further documents (kept as given): its title, address and kind
     when it has them, else the entry as JSON."""
-    language = content_language(get_language())
+    language = reader_language()
     if isinstance(doc, str):
         is_address = bool(HTTP_ADDRESS.fullmatch(doc))
         return {"url": doc if is_address else "", "title": doc, "kind": "", "raw": ""}

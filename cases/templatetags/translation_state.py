@@ -3,11 +3,10 @@
 import datetime
 
 from django import template
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from cases.exchange.format import parse_timestamp
-from cases.languages import content_language
+from cases.languages import reader_language
 from cases.translations import item_key
 
 register = template.Library()
@@ -33,7 +32,7 @@ def stale_note(case, states, name, position=None, inline=False):
     text (a missing one falls back to English, marked as such)."""
     key = name if position is None else item_key(name, position)
     text = states.get(key) if states else None
-    if text is None or not text.is_stale or content_language(get_language()) != "ko":
+    if text is None or not text.is_stale or reader_language() != "ko":
         return {"stale": False}
     return {
         "stale": True,
