@@ -26,8 +26,7 @@ from django.db.models.expressions import RawSQL
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop
 
-from cases.exchange.format import BILINGUAL_FIELDS
-from cases.models import ActionItem, Case, RemediationStep
+from cases.models import BILINGUAL_FIELDS, ActionItem, Case, RemediationStep
 
 # Texts stored as <name>_en / <name>_ko columns of a case (as the exchange format names them).
 CASE_FIELDS = BILINGUAL_FIELDS

@@ -14,8 +14,7 @@ version of its case is stale, so that nothing is left out, whatever wrote the ca
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, Prefetch
 
-from cases.exchange.format import BILINGUAL_FIELDS
-from cases.models import Case, Library, RemediationStep
+from cases.models import BILINGUAL_FIELDS, Case, Library, RemediationStep
 from meaning import encoder
 from meaning.models import GENERATION_SEQUENCE, CaseMeaning
 

@@ -14,9 +14,9 @@ from django.utils import translation
 from jsonschema import Draft202012Validator, FormatChecker, validators
 from jsonschema.exceptions import ValidationError
 
-from cases.exchange.format import BILINGUAL_FIELDS
 from cases.json_values import field_path, storable, unstorable_values
 from cases.models import (
+    BILINGUAL_FIELDS,
     DURATION_MAX_LENGTH,
     LIST_FACETS,
     OWN_RECURRENCE,

@@ -12,11 +12,8 @@ from functools import cache
 
 from django.conf import settings
 
-from cases.models import LIST_FACETS, Facet
+from cases.models import BILINGUAL_FIELDS, LIST_FACETS, Facet
 from cases.patterns import case_schema
-
-# Texts stored as <name>_en / <name>_ko columns, named as in the exchange format.
-BILINGUAL_FIELDS = ("title", "summary", "trigger", "symptoms_text", "detection", "lessons")
 
 
 @cache

@@ -32,8 +32,8 @@ from psycopg.errors import ProgramLimitExceeded
 from psycopg.pq import Format
 
 from cases.exchange.connection_thread import ConnectionThread
-from cases.exchange.format import BILINGUAL_FIELDS
 from cases.languages import HANGUL
+from cases.models import BILINGUAL_FIELDS
 
 # As in cases_korean_tsvector: a text is read up to its first 100,000 characters; only words
 # of at most 32 characters, in a text of at most 20,000, give their endings.

@@ -20,7 +20,7 @@ from cases.models.addresses import (
     validate_http_url,
     validate_http_url_shape,
 )
-from cases.models.case import REVIEWED, Case, CaseQuerySet, DateKind
+from cases.models.case import BILINGUAL_FIELDS, REVIEWED, Case, CaseQuerySet, DateKind
 from cases.models.facet_counts import (
     DRAFT_KEY,
     REVIEWED_KEY,
@@ -65,6 +65,7 @@ from cases.models.terms import (
 )
 
 __all__ = [
+    "BILINGUAL_FIELDS",
     "DRAFT_KEY",
     "DURATION_MAX_LENGTH",
     "LIST_FACETS",

@@ -131,6 +131,12 @@ class DateKind(models.TextChoices):
     PUBLISHED = "published", _("published")
 
 
+# The bilingual texts of a case: each a <name>_en and a <name>_ko column, named as in the
+# exchange format. The export, the import, the translations' records and the search read
+# them from here.
+BILINGUAL_FIELDS = ("title", "summary", "trigger", "symptoms_text", "detection", "lessons")
+
+
 class Case(models.Model):
     DateKind = DateKind
 
