@@ -13,9 +13,8 @@ from cases import translations
 from cases.discover import citations
 from cases.discover.kept import SIMILAR_CASES_MAX_AGE, kept_similar
 from cases.discover.similar import similar_cases
-from cases.languages import FALLBACK_LANGUAGE
+from cases.languages import FALLBACK_LANGUAGE, known_value
 from cases.models import Case, Facet
-from cases.templatetags.case_text import known_value
 
 # The parts of a case page that can be shown in English on a page in another language, in
 # the order the page reads, named for the one notice at its top.

@@ -4,6 +4,7 @@ back from one to the other."""
 from dataclasses import dataclass
 
 from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
 
 CONTENT_LANGUAGES = ("en", "ko")
 FALLBACK_LANGUAGE = "en"
@@ -50,3 +51,28 @@ def pick(values, language):
             values[FALLBACK_LANGUAGE], FALLBACK_LANGUAGE, wanted != FALLBACK_LANGUAGE
         )
     return LocalizedText("", wanted, False)
+
+
+# Impact values and licences written in the exchange format as these English words are
+# shown in the reader's language; any other value is shown as written, marked English.
+KNOWN_VALUES = {
+    "unknown": _("unknown"),
+    "none": _("none"),
+    "global": _("global"),
+    "worldwide": _("worldwide"),
+    "all users": _("all users"),
+    "internal": _("internal"),
+    # Licences (a licence's own name, `CC BY 4.0`, is shown as written)
+    "all rights reserved": _("all rights reserved"),
+    "public domain": _("public domain"),
+    "public domain (us government work)": _("public domain (US government work)"),
+}
+
+
+def known_value(value):
+    """An impact value or licence as a LocalizedText: a known word translated, else English."""
+    language = reader_language()
+    known = KNOWN_VALUES.get((value or "").strip().lower())
+    if known is not None:
+        return LocalizedText(str(known), language, False)
+    return LocalizedText(value, FALLBACK_LANGUAGE, language != FALLBACK_LANGUAGE)
