@@ -1,11 +1,10 @@
 import re
 import unicodedata
-from functools import wraps
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.paginator import InvalidPage, Paginator
-from django.http import Http404, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language, gettext_lazy
@@ -23,30 +22,10 @@ from cases.listing import search
 from cases.listing.counts import library_counts
 from cases.listing.page import CaseListing
 from cases.models import Case, Facet, Organisation, Term, validate_http_url
+from cases.page_answers import NoSuchPage, upper_case_id
 
 RECENT_CASES = 8
 HOME_TERMS_PER_FACET = 8
-
-
-class NoSuchPage(Http404):
-    """A 404 that tells the reader why, in the page's language (a list's page past its last,
-    an unknown facet or term): the 404 page shows its message instead of the general one."""
-
-
-def upper_case_id(view):
-    """A page of one case answers at its id in capitals: `il-0137` redirects (permanently) to
-    the same page at `IL-0137`, with the same query (`?lang=ko`)."""
-
-    @wraps(view)
-    def view_of_upper_case_id(request, case_id, **kwargs):
-        if case_id != case_id.upper():
-            match = request.resolver_match
-            url = reverse(match.view_name, kwargs=match.kwargs | {"case_id": case_id.upper()})
-            query = request.META.get("QUERY_STRING")
-            return HttpResponsePermanentRedirect(f"{url}?{query}" if query else url)
-        return view(request, case_id, **kwargs)
-
-    return view_of_upper_case_id
 
 
 def _get_case(case_id):

@@ -12,7 +12,7 @@ from cases.discover.stats import CHART_SLUGS, Statistics, chart_csv
 from cases.languages import reader_language
 from cases.listing.counts import library_counts
 from cases.models import Case, Term
-from cases.views import NoSuchPage, upper_case_id
+from cases.page_answers import NoSuchPage, upper_case_id
 
 
 @require_safe
