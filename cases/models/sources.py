@@ -16,10 +16,9 @@ from cases.patterns import (
 class SourceQuerySet(models.QuerySet):
     def with_citations(self):
         """Each source with `citations`: how many public cases cite its address."""
-        from cases.models.case import Case  # which imports this module
-
+        cases = self.model._meta.get_field("case").related_model.objects
         citing = (
-            Source.objects.filter(url=OuterRef("url"), case__in=Case.objects.published())
+            Source.objects.filter(url=OuterRef("url"), case__in=cases.published())
             .order_by()
             .values("url")
             .annotate(cases=Count("case", distinct=True))
