@@ -36,6 +36,7 @@ manage: $(VENV)/.installed
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 ## make messages: refresh and compile the Korean translations (needs GNU gettext)
 messages: $(VENV)/.installed
