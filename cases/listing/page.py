@@ -3,8 +3,9 @@
 `/cases/`, `/taxonomy/<facet>/<slug>/` and `/orgs/<slug>/` show the same list; the last two
 have a filter of their own (the term, the organisation), always applied: the query string
 narrows the page's cases (`/orgs/aws/?org=cloudflare` shows none), it never adds others.
-`CaseListing` puts together the page's queries (`listing.query`, cases/listing/query.py)
-and links (`listing.links`, cases/listing/links.py).
+`CaseListing` is the page's queries (a ListingQuery, cases/listing/query.py) with what the
+page shows of them, and its links (`listing.links`, cases/listing/links.py): a list request
+goes from the view to it, and from it to the filter of its query string (CaseFilter).
 """
 
 from dataclasses import dataclass, field
@@ -174,39 +175,32 @@ def feed_title(selection):
     return gettext("incidentlib: reviewed cases. %(selection)s") % {"selection": text}
 
 
-class CaseListing:
+class CaseListing(ListingQuery):
+    """A list page: its queries (ListingQuery, whose validity, errors, search and selection
+    it has as its own), and what the page shows of them."""
+
     def __init__(self, request, *, fixed=None, organisation=None):
         """`fixed`: (term facet, slug), the page's own filter, met by every case it lists;
         or `organisation`, the one whose page it is (the filter ("org", its slug))."""
         self.language = reader_language()
-        self.terms = Term.objects.public().index()
         self.params = request.GET.copy()
         self.path = request.path
         if organisation is not None:
             fixed = ("org", organisation.slug)
-        self.fixed = fixed
         self.fixed_label = organisation.name if organisation is not None else None
-        self.query = ListingQuery(
-            self.params, terms=self.terms, fixed=fixed, organisation=organisation, request=request
+        super().__init__(
+            self.params,
+            terms=Term.objects.public().index(),
+            fixed=fixed,
+            organisation=organisation,
+            request=request,
         )
         self.links = ListingLinks(self.path, self.params, fixed=fixed, language=self.language)
 
     # What the page shows of its queries ---------------------------------------------------
 
-    def is_valid(self):
-        return self.query.is_valid()
-
     def load(self):
-        self.query.load(self.language)
-        return self
-
-    @property
-    def errors(self):
-        return self.query.errors
-
-    @property
-    def search_text(self):
-        return self.query.search_text
+        return super().load(self.language)
 
     @cached_property
     def search_unsearchable(self):
@@ -216,21 +210,9 @@ class CaseListing:
             return search.unsearchable(self.search_text)
         return None
 
-    @property
-    def is_filtered(self):
-        return self.query.is_filtered
-
-    @property
-    def page(self):
-        return self.query.page
-
-    @property
-    def cases(self):
-        return self.query.cases
-
     @cached_property
     def sort_links(self):
-        return self.links.sort_links(self.query.sort_order, bool(self.search_text))
+        return self.links.sort_links(self.sort_order, bool(self.search_text))
 
     def pagination(self):
         """Links to the neighbouring pages and a few numbered ones (None for a gap)."""
@@ -267,13 +249,13 @@ class CaseListing:
     def _value_label(self, param, value):
         if self.fixed == (param, value) and self.fixed_label:
             return self.fixed_label
-        names = dict(self.query.facets.org_names if self.query.facets else {})
-        names.update(self.query.filterset.organisation_names)
+        names = dict(self.facets.org_names if self.facets else {})
+        names.update(self.filterset.organisation_names)
         return value_label(param, value, terms=self.terms, language=self.language, org_names=names)
 
     def _facet_value(self, param, value, label, chosen):
         """One value of the sidebar; the page's own one is shown chosen, its link to /cases/."""
-        count = self.query.facets.count(param, value)
+        count = self.facets.count(param, value)
         if self.fixed == (param, value):
             return FacetValue(value, label, count, True, self.links.without_fixed_url())
         is_chosen = (
@@ -285,7 +267,7 @@ class CaseListing:
 
     def facet_groups(self):
         groups = []
-        chosen = self.query.selection
+        chosen = self.selection
         for param in TERM_PARAMS:
             values = [
                 self._facet_value(param, term.slug, term.label(self.language), chosen)
@@ -296,7 +278,7 @@ class CaseListing:
         chosen_orgs = chosen.get("org", [])
         if self.fixed and self.fixed[0] == "org":
             chosen_orgs = [self.fixed[1], *chosen_orgs]
-        org_slugs = self.query.facets.values("org")[:SIDEBAR_ORGANISATIONS]
+        org_slugs = self.facets.values("org")[:SIDEBAR_ORGANISATIONS]
         org_slugs += [slug for slug in chosen_orgs if slug not in org_slugs]
         groups.append(
             FacetGroup(
@@ -326,8 +308,8 @@ class CaseListing:
     def chips(self):
         """The parameters in use, one chip per value, each with the link that removes it."""
         chips = []
-        selection = self.query.selection
-        without = self.query.cases_without
+        selection = self.selection
+        without = self.cases_without
         if self.fixed:
             param, value = self.fixed
             chips.append(
@@ -336,7 +318,7 @@ class CaseListing:
                     PARAM_LABELS[param],
                     self._value_label(param, value),
                     self.links.without_fixed_url(),
-                    self.query.cases_without_fixed,
+                    self.cases_without_fixed,
                 )
             )
         for param in CHIP_PARAMS:
@@ -385,7 +367,7 @@ class CaseListing:
 
     @property
     def has_feed(self):
-        return has_feed(self.query.selection)
+        return has_feed(self.selection)
 
     def feed_title(self):
         """The title of the feed of this page's selection, as the feed names it: the feed of a
