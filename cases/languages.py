@@ -22,7 +22,7 @@ def content_language(language_code):
 
 def reader_language():
     """The content language of the request's reader: that of the interface language the
-    middleware chose (cases/middleware.py)."""
+    middleware chose (cases/language_choice.py)."""
     return content_language(get_language())
 
 

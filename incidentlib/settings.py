@@ -138,11 +138,11 @@ MIDDLEWARE = [
     # Which database the request reads (a replica or the primary); marks clients that wrote.
     "incidentlib.routers.DatabaseRoutingMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "cases.middleware.LanguageFromQueryMiddleware",
+    "cases.language_choice.LanguageFromQueryMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     # A NUL or bytes that are not UTF-8 in the query: a 400 naming it, before any view, in
     # the reader's language (the two before it read only `lang`, the cookies and headers).
-    "cases.middleware.RefuseUnreadableQueryMiddleware",
+    "cases.unreadable_queries.RefuseUnreadableQueryMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
