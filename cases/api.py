@@ -42,7 +42,7 @@ from cases.exchange.export import (
     sync_time,
 )
 from cases.exchange.format import format_timestamp, public_case_to_exchange
-from cases.listing.counts import library_counts
+from cases.listing.facet_counts import library_counts
 from cases.listing.links import url_with
 from cases.listing.selection import CaseFilter
 from cases.models import Case, DeletedCase, Facet, Term

@@ -19,7 +19,7 @@ from cases.exchange.export import read_in_one_snapshot
 from cases.exchange.format import public_case_to_exchange
 from cases.languages import HANGUL, reader_language
 from cases.listing import search
-from cases.listing.counts import library_counts
+from cases.listing.facet_counts import library_counts
 from cases.listing.page import CaseListing
 from cases.models import Case, Facet, Organisation, Term, validate_http_url
 from cases.page_answers import NoSuchPage, upper_case_id

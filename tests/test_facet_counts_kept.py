@@ -12,7 +12,7 @@ import pytest
 from django.db import connection, transaction
 from django.http import QueryDict
 
-from cases.listing.counts import count_facets, kept_counts, library_counts
+from cases.listing.facet_counts import count_facets, kept_counts, library_counts
 from cases.listing.query import ListingQuery
 from cases.models import Case, CaseTerm, FacetCount, Organisation, RemediationStep, Term
 

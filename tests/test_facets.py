@@ -111,7 +111,7 @@ def test_counts_with_as_many_parameters_as_the_mask_holds_and_no_more(library):
     of the mask in use the keys come out whole, and a parameter more is refused, not miscounted."""
     from django.db.models import Q
 
-    from cases.listing.counts import MASK_BITS, count_facets
+    from cases.listing.facet_counts import MASK_BITS, count_facets
     from cases.models import Case, Term
 
     cases, terms, always = Case.objects.published(), Term.objects.index(), Q(id__isnull=False)

@@ -363,7 +363,7 @@ def test_an_english_reader_searching_in_korean_gets_the_korean_snippet_marked_as
 def test_a_phrase_search_pages_through_its_cases_in_order_as_counted(
     client, tmp_path, settings, monkeypatch, rank_all
 ):
-    """The counts' pass picks the page's cases (cases/listing/counts.py): page after page they
+    """The counts' pass picks the page's cases (cases/listing/facet_counts.py): page after page they
     are the selection's cases in the list's order, as many as counted, with either order of
     a search (ranked, or title matches first when many cases match)."""
     monkeypatch.setattr(search, "RANK_ALL", rank_all)

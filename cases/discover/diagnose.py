@@ -129,7 +129,7 @@ class TermCount:
 
 class Diagnosis:
     def __init__(self, params, *, terms, path=None, counts=None):
-        """`counts`: the library's facet counts (cases/listing/counts.py library_counts),
+        """`counts`: the library's facet counts (cases/listing/facet_counts.py library_counts),
         which the form's choices show."""
         self.params = params
         self.terms = terms

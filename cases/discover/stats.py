@@ -1,7 +1,7 @@
 """Statistics of a selection of cases (/stats/): the same parameters as /cases/.
 
 Two queries besides the taxonomy terms, whatever the size of the library: the facet counts
-of cases/listing/counts.py over the selection (each term's and organisation's number of
+of cases/listing/facet_counts.py over the selection (each term's and organisation's number of
 cases, in one pass over `term_ids`; for the whole library, the cached library counts), and
 one pass grouping the cases by year and by how long they took to detect and to resolve
 (the seconds the database keeps of `detected_after` and `resolved_after`, each put in one of
@@ -22,7 +22,7 @@ from django.utils.translation import gettext_lazy as _
 
 from cases.csv_files import csv_text
 from cases.durations import DURATION_BUCKETS, UNKNOWN_BUCKET, UNKNOWN_LABEL
-from cases.listing.counts import count_facets, library_counts
+from cases.listing.facet_counts import count_facets, library_counts
 from cases.listing.links import url_with
 from cases.listing.page import selection_in_words
 from cases.listing.selection import CaseFilter

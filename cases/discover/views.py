@@ -10,7 +10,7 @@ from cases.discover import citations
 from cases.discover.diagnose import Diagnosis
 from cases.discover.stats import CHART_SLUGS, Statistics, chart_csv
 from cases.languages import reader_language
-from cases.listing.counts import library_counts
+from cases.listing.facet_counts import library_counts
 from cases.models import Case, Term
 from cases.page_answers import NoSuchPage, upper_case_id
 

@@ -2,7 +2,7 @@
 
 Queries, whatever the size of the library: the taxonomy terms (labels and valid slugs), the
 facet counts, which also give the number of matching cases (over the whole library: cached
-per generation, see cases/listing/counts.py) and, when searching, which cases the page shows;
+per generation, see cases/listing/facet_counts.py) and, when searching, which cases the page shows;
 one page of the cases, their tags, the snippets of that page when searching; the
 organisations `org` names, when it is given; for an empty list, how many cases removing each
 filter that is not a facet one (the search, the years, the page's own) would give.
@@ -18,7 +18,7 @@ from django.core.paginator import Paginator
 from django.db.models import Count, Q
 
 from cases.listing import search
-from cases.listing.counts import Part, count_facets, count_within, library_counts
+from cases.listing.facet_counts import Part, count_facets, count_within, library_counts
 from cases.listing.selection import FACET_PARAMS, TERM_PARAMS, CaseFilter, facet_condition
 from cases.models import Case
 

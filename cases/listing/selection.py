@@ -18,8 +18,9 @@ parameters through `CaseFilter`:
   moves to the first page, already read, and no case slips past the sync).
 
 The facet filters (the taxonomy, `org` and `reviewed`) are kept apart from the others as
-conditions, one per parameter, because facet counts (cases/listing/counts.py) need the selection
-without each of them in turn; the others too are conditions, for the empty state's counts.
+conditions, one per parameter, because facet counts (cases/listing/facet_counts.py) need the
+selection without each of them in turn; the others too are conditions, for the empty state's
+counts.
 """
 
 from functools import cached_property

@@ -74,7 +74,7 @@ class FacetCount(models.Model):
     folds at every write (cases/migrations/): the facet counts over the whole library
     (`within` WHOLE_LIBRARY), and over the cases having one term (`within` its id), without
     counting them. A key is a term's id, an organisation's id negated, or the review key
-    (cases/listing/counts.py)."""
+    (cases/listing/facet_counts.py)."""
 
     within = models.IntegerField(default=WHOLE_LIBRARY)
     key = models.IntegerField()
