@@ -37,7 +37,6 @@ def one_line(setting):
     return read
 
 
-env_bool = one_line(environment.env_bool)
 env_int = one_line(environment.env_int)
 env_log_format = one_line(environment.env_log_format)
 env_log_level = one_line(environment.env_log_level)
@@ -78,9 +77,18 @@ accesslog = "-" if ACCESS_LOG else None
 errorlog = "-"
 loglevel = env_log_level().lower()
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(D)s'  # atoms the JSON formatter reads
-logconfig_dict = gunicorn_logging(
-    env_log_format(env_bool("DEBUG", False)), loglevel.upper(), ACCESS_LOG
-)
+
+
+def debug():
+    """DEBUG as the app reads it, for the log format's default. A wrong value is the app's
+    to report (incidentlib/wsgi.py), in the same words as every setting of the app's."""
+    try:
+        return environment.env_bool("DEBUG", False)
+    except ImproperlyConfigured:
+        return False
+
+
+logconfig_dict = gunicorn_logging(env_log_format(debug()), loglevel.upper(), ACCESS_LOG)
 
 # Metrics: every worker writes its values to one folder, which the master's metrics server
 # (METRICS_ADDRESS, not the public port) adds up.

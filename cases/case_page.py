@@ -66,7 +66,10 @@ class CasePage:
         worker kept them (cases/discover/kept.py), or made now if it has not yet."""
         related_ids = [link.to_case_id for link in self.case.related_links.all()]
         excluded = [*related_ids, *(other.id for other in self.related_from)]
-        kept = kept_similar(self.case, exclude_ids=excluded)
+        # A case fetched without knowing (no `similar_kept`) asks for the kept list.
+        kept = None
+        if getattr(self.case, "similar_kept", True):
+            kept = kept_similar(self.case, exclude_ids=excluded)
         if kept is not None:
             return kept
         return similar_cases(self.case, exclude_ids=excluded), timezone.now()
