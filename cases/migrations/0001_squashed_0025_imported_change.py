@@ -150,7 +150,7 @@ $$;
 DERIVED_COLUMNS = r"""
 -- Every taxonomy term of a case (its tags, severity, root cause and the kinds of fix of its
 -- remediation steps), sorted: the list filters (`term_ids && ARRAY[...]`, GIN-indexed) and the
--- facet counts (cases/listing/counts.py) read this one column instead of joining the tags.
+-- facet counts (cases/listing/facet_counts.py) read this one column instead of joining the tags.
 -- A step's kind counts once however many steps have it; the list triggers below derive the
 -- ids again when a step is inserted, changed or deleted.
 
@@ -406,7 +406,7 @@ DROP FUNCTION cases_case_deleted(), cases_case_made_again() CASCADE;
 # The library's facet counts --------------------------------------------------------------------
 FACET_COUNTS = r"""
 -- How many cases have each key, by review state, for the counts over the whole library (the
--- home page, /cases/, /taxonomy/, /orgs/, the API: cases/listing/counts.py), so that none of
+-- home page, /cases/, /taxonomy/, /orgs/, the API: cases/listing/facet_counts.py), so that none of
 -- them counts the library after a write. A case's keys: its term ids, its organisation's id
 -- negated, and 0 for a draft or -2147483647 for a reviewed case (cases_case_keys; the facet
 -- counts of a selection unnest the same keys). The same counts are kept within each term
