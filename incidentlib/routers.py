@@ -8,11 +8,15 @@ may write (POST, PUT, PATCH, DELETE; not one refused with a 405) gets for
 `DATABASE_PRIMARY_AFTER_WRITE` seconds. So a reviewer who approves a case, or anyone who just
 posted, reads their own write.
 
-Every query of such a request reads the one replica chosen, raw SQL and snapshot
-transactions included: while the request runs, the `default` connection *is* that replica
-(`RoutedConnections`), and `ReplicaRouter.db_for_read` names it for the ORM. The library's
-generation (cases/caching.py) then comes from the same server as the page it keys, so a
-lagging replica caches its pages under its own, older, generation, never under a newer one.
+Every read of such a request goes to the one replica chosen, through Django's documented
+`DATABASE_ROUTERS`: `ReplicaRouter.db_for_read` names it for the ORM, and the code that runs
+raw SQL or opens a snapshot transaction takes its connection from the router too
+(`connections[router.db_for_read(Model)]`, or a queryset's or manager's `.db`). The request's
+choice lives in a context variable that the middleware sets and resets, so a command, the
+worker or another request is never routed by it. Writes go to the primary
+(`db_for_write`). The library's generation (cases/caching.py) then comes from the same server
+as the page it keys, so a lagging replica caches its pages under its own, older, generation,
+never under a newer one.
 
 `/api/cases/` and `/api/cases.jsonl` read the primary: their `synced_at` promises that no
 change older than it is missing, which only the primary's open transactions can tell.
@@ -35,8 +39,8 @@ import time
 
 import psycopg
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, Error, connections
-from django.db.utils import ConnectionHandler
+from django.core.exceptions import ImproperlyConfigured
+from django.db import DEFAULT_DB_ALIAS, Error, connections, router
 
 from incidentlib import metrics
 
@@ -51,10 +55,11 @@ _reading_from = contextvars.ContextVar("incidentlib_reading_from", default=None)
 
 
 class ReplicaRouter:
-    """Names the request's replica for the ORM's reads; writes and migrations: the primary."""
+    """Names the request's replica for its reads, the ORM's and raw SQL's that ask (see the
+    module's docstring); writes and migrations: the primary."""
 
     def db_for_read(self, model, **hints):
-        return _reading_from.get()
+        return _reading_from.get()  # None: Django's default, the primary
 
     def db_for_write(self, model, **hints):
         return DEFAULT_DB_ALIAS
@@ -66,20 +71,19 @@ class ReplicaRouter:
         return db == DEFAULT_DB_ALIAS  # a replica follows the primary's schema by itself
 
 
-class RoutedConnections(ConnectionHandler):
-    """`connections` whose "default" is the request's replica while one is chosen, so that
-    `django.db.connection`, `transaction.atomic()` and raw SQL follow the ORM there."""
-
-    def __getitem__(self, alias):
-        if alias == DEFAULT_DB_ALIAS:
-            alias = _reading_from.get() or alias
-        return super().__getitem__(alias)
-
-
 def install():
-    """Make Django's one `connections` object follow the request's choice (idempotent)."""
-    if type(connections) is ConnectionHandler:
-        connections.__class__ = RoutedConnections
+    """Check, at start-up, that the reads can follow the request's choice: Django consults
+    ReplicaRouter (DATABASE_ROUTERS) and each replica named is one of its databases. Else a
+    request would be counted and logged as read from a replica its queries never reach."""
+    if not settings.INCIDENTLIB_REPLICAS:
+        return
+    if not any(isinstance(each, ReplicaRouter) for each in router.routers):
+        raise ImproperlyConfigured(
+            "INCIDENTLIB_REPLICAS needs incidentlib.routers.ReplicaRouter in DATABASE_ROUTERS"
+        )
+    unknown = [alias for alias in settings.INCIDENTLIB_REPLICAS if alias not in connections]
+    if unknown:
+        raise ImproperlyConfigured(f"replicas that are no database of DATABASES: {unknown}")
 
 
 # --- Replica health, per process ---------------------------------------------------------

@@ -17,7 +17,7 @@ import threading
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db import connection
+from django.db import connections, router
 
 from cases.languages import HANGUL
 from meaning import encoder
@@ -70,7 +70,7 @@ class Index:
 
     def refresh(self):
         table = CaseMeaning._meta.db_table
-        with connection.cursor() as cursor:
+        with connections[router.db_for_read(CaseMeaning)].cursor() as cursor:
             cursor.execute(f"SELECT max(generation) FROM {table}")
             (latest,) = cursor.fetchone()
             if latest is None or latest <= self.generation:

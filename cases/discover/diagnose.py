@@ -26,7 +26,7 @@ from functools import cached_property
 
 from django import forms
 from django.conf import settings
-from django.db import connection
+from django.db import connections, router
 from django.db.models import F, Prefetch
 from django.http import QueryDict
 from django.urls import reverse
@@ -187,7 +187,7 @@ class Diagnosis:
         chosen = self.chosen
         if not chosen:
             return {}
-        with connection.cursor() as cursor:
+        with connections[router.db_for_read(Case)].cursor() as cursor:
             cursor.execute(
                 f"""
                 SELECT term.id,
@@ -221,7 +221,7 @@ class Diagnosis:
         """{term id: matching cases} for the root causes and kinds of fix (one query)."""
         summary_ids = [term.id for facet in SUMMARY_FACETS for term in self.terms.of(facet)]
         matches_sql, params = matches.order_by().values("term_ids").query.sql_with_params()
-        with connection.cursor() as cursor:
+        with connections[matches.db].cursor() as cursor:
             cursor.execute(
                 f"""
                 SELECT term_id, count(*)

@@ -26,7 +26,7 @@ import json
 import math
 import time
 
-from django.db import connection
+from django.db import connection, connections, router
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
@@ -44,7 +44,7 @@ BUDGET = 40
 def kept_similar(case, exclude_ids=()):
     """(the kept similar cases of `case` the public may see, when they were made), or None
     when the worker has made none yet. One query; the titles are read now."""
-    with connection.cursor() as cursor:
+    with connections[router.db_for_read(SimilarCases)].cursor() as cursor:
         cursor.execute(
             """
             SELECT s.made_at, e.item->>0, e.item->1, e.item->2,

@@ -25,7 +25,7 @@ listing it are never among them.
 
 from dataclasses import dataclass
 
-from django.db import connection
+from django.db import connections, router
 
 from cases.models import Case, Facet
 from cases.ranking import FACET_WEIGHTS
@@ -191,7 +191,7 @@ def similar_cases(case, exclude_ids=(), limit=SIMILAR_CASES):
         WORD_WEIGHT,
         limit,
     ]
-    with connection.cursor() as cursor:
+    with connections[router.db_for_read(Case)].cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     found = []

@@ -15,7 +15,7 @@ selection's cases having the term), an organisation to its page likewise.
 
 from dataclasses import dataclass, field
 
-from django.db import connection
+from django.db import connections
 from django.http import QueryDict
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
@@ -174,7 +174,7 @@ class Statistics:
              GROUP BY 1, 2, 3
         """
         years, detect, resolve = {}, {}, {}
-        with connection.cursor() as cursor:
+        with connections[selected.db].cursor() as cursor:
             cursor.execute(sql, params)
             for year, detected, resolved, cases in cursor.fetchall():
                 years[year] = years.get(year, 0) + cases

@@ -18,7 +18,9 @@ import json
 from contextlib import contextmanager
 from functools import wraps
 
-from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, connections, router, transaction
+
+from cases.models import Case
 
 # Cases fetched (with their lists, in a fixed number of queries) per step of an export.
 CHUNK_SIZE = 200
@@ -28,12 +30,14 @@ SYNC_MARGIN = datetime.timedelta(seconds=5)
 
 
 @contextmanager
-def snapshot(using=DEFAULT_DB_ALIAS):
-    """One REPEATABLE READ, READ ONLY transaction around the block.
+def snapshot(using=None):
+    """One REPEATABLE READ, READ ONLY transaction around the block, on `using` or else the
+    database the router names for reading cases (a request's replica, or the primary).
 
     Inside a transaction already (a caller's, or a test's) the block joins it: its snapshot
     is the one the caller chose, and the isolation of a started transaction cannot change.
     """
+    using = using or router.db_for_read(Case)
     connection = connections[using]
     if connection.in_atomic_block:
         # No savepoint (it only reads), nor atomic(savepoint=False), which would mark the

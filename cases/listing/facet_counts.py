@@ -42,7 +42,7 @@ from functools import reduce
 from operator import and_, or_
 from typing import NamedTuple
 
-from django.db import connection
+from django.db import connection, connections
 from django.db.models import BooleanField, ExpressionWrapper, F, OrderBy, Q
 
 from cases.caching import cached_value
@@ -269,7 +269,7 @@ def count_facets(narrowed, terms, conditions=None, chosen=None, page=None):
         params = (*params, size, offset)
     counts = FacetCounts(total=0, chosen=chosen or {})
     without = defaultdict(int)
-    with connection.cursor() as cursor:
+    with connections[narrowed.db].cursor() as cursor:
         cursor.execute(sql, params)
         for key, with_others, added, *rest in cursor.fetchall():
             *removed, all_met, slug, name, page_ids = rest

@@ -23,7 +23,7 @@ from functools import cached_property
 
 from django import forms
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
-from django.db import connection
+from django.db import connections, router
 from django.db.models import (
     BooleanField,
     ExpressionWrapper,
@@ -269,7 +269,7 @@ def unsearchable(text):
     if not re.search(r"[^\W_]", text):  # no letter or digit (`_` is not one)
         return "punctuation"
     sql, params = _tsquery_sql(web_search_parts(text))
-    with connection.cursor() as cursor:
+    with connections[router.db_for_read(Case)].cursor() as cursor:
         cursor.execute(f"SELECT numnode({sql}) = 0", params)
         return "common" if cursor.fetchone()[0] else None
 
@@ -345,6 +345,7 @@ class Search:
         """How many cases each tsquery finds, up to COMMON + 1 (through the GIN index), and the
         library's size: one query."""
         table = Case._meta.db_table
+        connection = connections[router.db_for_read(Case)]
         counts, params = [], []
         for query in queries:
             sql, query_params = query.as_sql(None, connection)

@@ -3,7 +3,7 @@
 import datetime
 from dataclasses import dataclass
 
-from django.db import connection, models
+from django.db import connections, models, router
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
@@ -29,7 +29,7 @@ class LibraryState:
 class LibraryManager(models.Manager):
     def state(self):
         """The LibraryState, in one query; generation 0 before the first write."""
-        with connection.cursor() as cursor:
+        with connections[self.db].cursor() as cursor:
             cursor.execute(
                 f"""
                 SELECT (SELECT generation FROM {self.model._meta.db_table}),
@@ -43,7 +43,7 @@ class LibraryManager(models.Manager):
     def raise_generation(self):
         """A new generation at once, for a write the database's triggers do not see (a case's
         sentence vectors, meaning/embedding.py, change what searches find)."""
-        with connection.cursor() as cursor:
+        with connections[router.db_for_write(self.model)].cursor() as cursor:
             cursor.execute("SELECT cases_raise_generation()")
 
 
