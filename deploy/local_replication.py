@@ -1,4 +1,5 @@
-"""A throwaway PostgreSQL primary with a streaming replica, for the tests and benchmarks.
+"""A throwaway PostgreSQL primary with a streaming replica, for tests/test_replicas.py and
+bench/cluster.py.
 
     with ReplicatedPair() as pair:          # a primary in a temporary folder, on a free port
         pair.primary.create_database("incidentlib")
