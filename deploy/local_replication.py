@@ -13,6 +13,7 @@ the server's own (`pg_config --bindir`). As root, the servers run as the wheel's
 Both listen on 127.0.0.1 only; the folder is deleted when the pair is stopped.
 """
 
+import contextlib
 import os
 import shutil
 import socket
@@ -132,11 +133,10 @@ class ReplicatedPair:
         return done.stdout
 
     def __enter__(self):
-        try:
+        with contextlib.ExitStack() as on_failure:
+            on_failure.callback(self.stop)  # whatever started, if the start fails
             self.start_primary()
-        except BaseException:
-            self.stop()
-            raise
+            on_failure.pop_all()
         return self
 
     def __exit__(self, *exc):
