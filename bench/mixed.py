@@ -57,7 +57,7 @@ from pages import Gunicorn, get, library_url, server_env
 
 MIX_SCRIPT = ROOT / "bench" / "wrk_mix.lua"
 
-# Words of the generated library's texts (bench/generate.py's TERMS), common and rare.
+# Words of the generated library's texts (bench/generate_words.py's TERMS), common and rare.
 VOCABULARY = [
     "storage", "network", "database", "configuration", "timeout", "cache", "metadata",
     "replication", "certificate", "failover", "disk", "DNS", "deployment", "queue", "memory",
