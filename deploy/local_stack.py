@@ -5,7 +5,7 @@
                                                             # over the database URL: a page
                                                             # through the proxy, then stop
 
-`LocalStack` is what the tests (tests/test_production_proxy.py) and bench/cluster.py start:
+`LocalStack` is what the tests (tests/test_proxy.py) and bench/cluster.py start:
 the gunicorns run gunicorn.conf.py in production mode (DEBUG off, a random key, no https
 redirect) on 127.0.0.1 and free ports; nginx runs deploy/nginx.conf with the lines marked
 "# local:" rewritten to those ports and to a temporary folder (cache, pid, logs, the static

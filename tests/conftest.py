@@ -1,6 +1,10 @@
 import copy
 import json
 import os
+import shutil
+import subprocess
+from contextlib import contextmanager
+from io import StringIO
 from pathlib import Path
 
 import pytest
@@ -14,6 +18,8 @@ from .ingest_server import served  # noqa: F401  (the followed sources' local se
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 SEED = Path(__file__).resolve().parent / "data" / "seed-IL-0137.json"
+# A production key as Django's deployment check wants it: 50 characters, not all alike.
+GOOD_KEY = "a-production-key-that-is-long-and-random-enough-1234567890"
 
 
 @pytest.fixture(autouse=True)
@@ -258,3 +264,162 @@ def make_retries_due():
             "UPDATE procrastinate_jobs SET scheduled_at = now() "
             "WHERE status = 'todo' AND scheduled_at > now()"
         )
+
+
+# The browser tests: Debian's Chromium driven by Playwright, never a downloaded browser ------
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# Screenshots and PDFs the browser tests leave to be looked at (ignored by git).
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+
+
+def on_ci(environ=os.environ):
+    return environ.get("CI", "").lower() not in ("", "0", "false")
+
+
+def chromium(path=CHROMIUM, environ=os.environ):
+    """The browser to drive: skipped without it, except on CI, where it must be there."""
+    if path.exists():
+        return path
+    reason = f"needs Debian's chromium at {path}"
+    if on_ci(environ):
+        pytest.fail(f"CI is set: the browser test {reason} (.ci/run installs it)")
+    pytest.skip(reason)
+
+
+def needs_chromium(test):
+    """A browser test: committed data for the live server; skipped before the live server
+    starts without Chromium, unless on CI, where `chromium()` fails it."""
+    test = pytest.mark.browser(test)
+    test = pytest.mark.django_db(transaction=True)(test)
+    return pytest.mark.skipif(
+        not CHROMIUM.exists() and not on_ci(), reason=f"needs Debian's chromium at {CHROMIUM}"
+    )(test)
+
+
+@contextmanager
+def launched_chromium():
+    """Debian's Chromium driven by Playwright, closed at the end (every browser test's)."""
+    from playwright.sync_api import sync_playwright
+
+    executable = chromium()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(executable), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def browser():
+    with launched_chromium() as browser:
+        yield browser
+
+
+@pytest.fixture
+def browser_page(browser):
+    page = browser.new_page(locale="en-GB")
+    page.set_default_timeout(20_000)
+    return page
+
+
+def pdf_text(pdf):
+    pdftotext = shutil.which("pdftotext")
+    if pdftotext is None:
+        reason = "needs pdftotext (Debian's poppler-utils)"
+        if on_ci():
+            pytest.fail(f"CI is set: {reason}")
+        pytest.skip(reason)
+    return subprocess.run(
+        [pdftotext, "-layout", str(pdf), "-"], check=True, capture_output=True, text=True
+    ).stdout
+
+
+# axe-core, vendored with its licence in tests/vendor/axe-core/ (never downloaded at test
+# time); every rule it runs by default runs. axe-playwright-python only injects it and runs it.
+# To update it: `npm pack axe-core@VERSION`, copy its axe.min.js, LICENSE and
+# LICENSE-3RD-PARTY.txt into tests/vendor/axe-core/, and set AXE_VERSION.
+SERIOUS = ("critical", "serious")
+AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
+AXE_VERSION = "4.14.1"
+
+
+def serious_violations(page):
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe(axe_script=AXE.read_text(encoding="utf-8")).run(page)
+    assert results.response["testEngine"]["version"] == AXE_VERSION
+    return [
+        (v["id"], v["impact"], [node["target"] for node in v["nodes"]][:5])
+        for v in results.response["violations"]
+        if v["impact"] in SERIOUS
+    ]
+
+
+@pytest.fixture
+def demo_library(settings):
+    """The demo library, for the live server's browser (whose cookies are over plain http)."""
+    settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
+    call_command("load_demo", stdout=StringIO(), stderr=StringIO())
+
+
+@pytest.fixture
+def rita(db):
+    return make_staff("rita", reviewer=True)
+
+
+def admin_page(browser, live_server, lang, path, width=1280):
+    """A page of the admin at 1280 px (or `width`), `rita` logged in, the browser asking
+    for `lang`."""
+    page = browser.new_page(
+        viewport={"width": width, "height": 900}, locale="ko-KR" if lang == "ko" else "en-GB"
+    )
+    page.set_default_timeout(20_000)
+    page.goto(f"{live_server.url}/admin/login/?next={path}")
+    page.fill("#id_username", "rita")
+    page.fill("#id_password", STAFF_PASSWORD)
+    page.click("input[type=submit]")
+    page.wait_for_url(f"**{path}")  # and its load event: the autocomplete boxes are drawn
+    return page
+
+
+# For each element: where a line ends between two Hangul syllables (inside a Korean word).
+BREAKS_INSIDE_WORDS = """
+(selector) => {
+  const found = [];
+  let lines = 0;
+  for (const element of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    let previousTop = null, previous = "", node;
+    while ((node = walker.nextNode())) {
+      for (let i = 0; i < node.length; i++) {
+        const character = node.data[i];
+        if (/\\s/.test(character)) { previous = character; continue; }
+        const range = document.createRange();
+        range.setStart(node, i); range.setEnd(node, i + 1);
+        const box = range.getClientRects()[0];
+        if (!box) continue;
+        if (previousTop !== null && box.top > previousTop + 2) {
+          lines++;
+          if (/[가-힣]/.test(previous) && /[가-힣]/.test(character)) {
+            found.push(node.data.slice(Math.max(0, i - 4), i) + "/" + node.data.slice(i, i + 4));
+          }
+        }
+        previousTop = box.top; previous = character;
+      }
+    }
+  }
+  return {lines, found};
+}
+"""

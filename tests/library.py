@@ -6,7 +6,9 @@ replaces them with a few neutral words, so that a search finds only what a test 
 
 import re
 
-from .conftest import import_cases, make_case, write_json
+from cases.translations import source_hash
+
+from .conftest import import_cases, make_case, seed_case, write_json
 
 REVIEWED = {"written_by": "session", "reviewed_by": "mina", "reviewed_at": "2026-01-02T03:04:05Z"}
 DRAFT = {"written_by": "session", "reviewed_by": None, "reviewed_at": None}
@@ -157,3 +159,50 @@ def six_cases():
         ),
     ]
     return cases
+
+
+# Korean words of several syllables each, as a summary is written: with the browser's default
+# breaking, a line ends inside one of them on nearly every line.
+KOREAN_SUMMARY = (
+    "60노드 학습 클러스터에서 노드들의 작은 랜덤 입출력이 스토리지의 메타데이터 서비스를 "
+    "포화시켜 학습 초기화가 여덟 시간 넘게 걸렸다. 파이프라인 설정을 바꾸고 데이터 파일을 "
+    "노드별로 나누어 다시 배포하자 초기화는 몇 분 만에 끝났다. 운영팀은 사전 부하 시험에서 "
+    "메타데이터 요청량을 측정하지 않았고 모니터링 대시보드에도 해당 지표가 없었다."
+)
+
+
+def long_case(case_id="LONG-1"):
+    case = make_case(case_id)
+    case["summary"]["ko"] = "\n\n".join([KOREAN_SUMMARY] * 3)
+    case["lessons"]["ko"] = "\n\n".join([KOREAN_SUMMARY] * 6)
+    case["sources"] = [
+        {
+            "url": f"https://example.com/postmortems/2026/a-rather-long-path-segment/{n}"
+            "?with=query&and=more-parameters-that-make-it-long",
+            "kind": "blog",
+            "license": "unknown",
+            "archived": None,
+        }
+        for n in range(12)
+    ]
+    return case
+
+
+# The note a Korean page shows beside a text translated from an English that changed since.
+STALE_NOTE_KO = "번역 이후 영어 원문이 바뀌었습니다"
+
+
+def stale_and_missing_case():
+    """IL-0137 with a stale summary, a missing trigger and a stale second remediation step
+    (also the browser tests' case)."""
+    case = seed_case()
+    case["trigger"] = {"en": case["trigger"]["en"], "ko": None}
+    case["translations"] = {
+        "summary": {
+            "source": source_hash("What the English said before"),
+            "at": "2026-11-01T00:00:00Z",
+            "english_at": "2026-12-01T09:00:00Z",
+        },
+        "remediation[1]": {"source": source_hash("An older step")},
+    }
+    return case

@@ -3,9 +3,15 @@ it, and the reviewer approves one of its drafts; axe finds nothing serious on th
 
 import pytest
 
-from .admin.test_review_browser import CHROMIUM, launched_chromium, on_ci
-from .conftest import STAFF_PASSWORD, make_staff, run_worker
-from .test_reading_accessibility import serious_violations
+from .conftest import (
+    CHROMIUM,
+    STAFF_PASSWORD,
+    launched_chromium,
+    make_staff,
+    on_ci,
+    run_worker,
+    serious_violations,
+)
 
 
 @pytest.mark.browser

@@ -1,10 +1,20 @@
 """Every kind of answer carries the Content Security Policy (no inline script, no other
-origin) and X-Content-Type-Options, static files included."""
+origin) and X-Content-Type-Options, static files included; in a real Chromium the admin works
+under the policy with no violation reported."""
 
 import pytest
 from django.test import Client
 
-from .conftest import change_url, make_staff
+from .conftest import (
+    CHROMIUM,
+    STAFF_PASSWORD,
+    change_url,
+    import_cases,
+    make_case,
+    make_staff,
+    on_ci,
+    write_json,
+)
 from .library import REVIEWED, plain_case, six_cases, store
 
 pytestmark = pytest.mark.django_db
@@ -92,3 +102,57 @@ def test_static_files_send_the_policy_and_nosniff(settings):
     response = Client().get("/static/admin/js/core.js")
     assert response.status_code == 200
     assert_protected(response)
+
+
+# The admin works in a real Chromium under the Content Security Policy: autocomplete,
+# adding an inline row and the review buttons, with no violation reported by the browser.
+
+
+@pytest.fixture
+def draft_and_reviewer(tmp_path, settings):
+    # The live server speaks plain http: cookies must not ask for https.
+    settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
+    case = make_case("T-1")
+    case["title"]["en"] = "A draft waiting for its reviewer"
+    import_cases(write_json(tmp_path / "draft.json", case))
+    make_staff("rita", reviewer=True)
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)  # the live server sees only committed data
+@pytest.mark.skipif(
+    not CHROMIUM.exists() and not on_ci(), reason=f"needs Debian's chromium at {CHROMIUM}"
+)
+@pytest.mark.usefixtures("draft_and_reviewer")
+def test_the_admin_works_under_the_content_security_policy(request, live_server):
+    page = request.getfixturevalue("browser_page")
+    violations = []
+    page.on(
+        "console",
+        lambda message: (
+            violations.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
+    page.goto(f"{live_server.url}/admin/login/?next=/admin/cases/case/T-1/change/")
+    page.fill("#id_username", "rita")
+    page.fill("#id_password", STAFF_PASSWORD)
+    page.click("input[type=submit]")
+    page.wait_for_url(f"{live_server.url}/admin/cases/case/T-1/change/")
+
+    # Autocomplete (select2, Django's own files): the organisation is found by typing.
+    page.click("#select2-id_organisation-container")
+    page.fill(".select2-search__field", "Lab")
+    page.locator(".select2-results__option", has_text="Lablup Inc").click()
+    assert "Lablup Inc" in page.locator("#select2-id_organisation-container").inner_text()
+
+    # An inline list gets a new row from its "Add another" link (inlines.js).
+    rows = page.locator("#sources-group tr.form-row:not(.empty-form)")
+    before = rows.count()
+    page.locator("#sources-group .add-row a").click()
+    assert rows.count() == before + 1
+
+    # The review button.
+    page.get_by_role("button", name="Approve", exact=True).click()
+    page.wait_for_selector(".messagelist")
+    assert "T-1 was approved: you are its reviewer." in page.locator(".messagelist").inner_text()
+    assert violations == []

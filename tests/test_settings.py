@@ -6,10 +6,7 @@ import sys
 
 import pytest
 
-from .conftest import ROOT
-
-# A production key as Django's deployment check wants it: 50 characters, not all alike.
-GOOD_KEY = "a-production-key-that-is-long-and-random-enough-1234567890"
+from .conftest import GOOD_KEY, ROOT
 
 
 def load_settings(**env):

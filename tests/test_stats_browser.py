@@ -14,9 +14,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from .admin.test_review_browser import launched_chromium
-from .conftest import import_cases, make_case, write_json
-from .test_reading_browser import SCREENSHOTS, needs_chromium, pdf_text
+from .conftest import SCREENSHOTS, import_cases, make_case, needs_chromium, pdf_text, write_json
 
 PHONE = {"width": 390, "height": 844}
 # An organisation's name with no space to break at, and one that is markup.
@@ -34,12 +32,6 @@ def library(tmp_path, settings):
         make_case("MARKUP-1", org=MARKUP_NAME, org_slug="markup"),
     ]
     import_cases(write_json(tmp_path / "extra.json", extra))
-
-
-@pytest.fixture
-def browser():
-    with launched_chromium() as browser:
-        yield browser
 
 
 # Each chart's rows as the reader sees them: the label's and the count's text, whether each is

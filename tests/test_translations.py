@@ -28,9 +28,8 @@ from .conftest import (
     seed_case,
     write_json,
 )
-from .library import no_text, plain_case
+from .library import STALE_NOTE_KO, no_text, plain_case, stale_and_missing_case
 
-STALE_NOTE_KO = "번역 이후 영어 원문이 바뀌었습니다"
 FALLBACK_NOTE_KO = "아직 번역되지 않아"
 
 
@@ -375,22 +374,6 @@ def stale_summary(db, tmp_path):
     """IL-0137 with a stale summary, a missing trigger and a stale second remediation step."""
     case = stale_and_missing_case()
     import_cases(write_json(tmp_path / "seed.json", case))
-    return case
-
-
-def stale_and_missing_case():
-    """IL-0137 with a stale summary, a missing trigger and a stale second remediation step
-    (also the browser tests' case)."""
-    case = seed_case()
-    case["trigger"] = {"en": case["trigger"]["en"], "ko": None}
-    case["translations"] = {
-        "summary": {
-            "source": source_hash("What the English said before"),
-            "at": "2026-11-01T00:00:00Z",
-            "english_at": "2026-12-01T09:00:00Z",
-        },
-        "remediation[1]": {"source": source_hash("An older step")},
-    }
     return case
 
 

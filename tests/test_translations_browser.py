@@ -12,12 +12,15 @@ import pytest
 
 from cases.models import Term
 
-from . import test_reading_accessibility as axe_test
-from .conftest import import_cases, write_json
-from .test_reading_browser import SCREENSHOTS, needs_chromium, pdf_text
-from .test_translations import STALE_NOTE_KO, stale_and_missing_case
-
-browser = axe_test.browser  # the fixture: Debian's Chromium, launched once a test
+from .conftest import (
+    SCREENSHOTS,
+    import_cases,
+    needs_chromium,
+    pdf_text,
+    serious_violations,
+    write_json,
+)
+from .library import STALE_NOTE_KO, stale_and_missing_case
 
 BOTH = "/cases/IL-0137/both"
 
@@ -105,7 +108,7 @@ def test_at_390_px_the_texts_stack_section_by_section_without_overflow(live_serv
 def test_axe_finds_nothing_serious_on_the_side_by_side_view(live_server, browser, lang, width):
     page, _measured = layout(browser, live_server, width, lang)
     assert page.locator(".both-stale").count() == 2 and page.locator(".both-missing").count() == 1
-    assert axe_test.serious_violations(page) == []
+    assert serious_violations(page) == []
 
 
 @pytest.fixture

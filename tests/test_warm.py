@@ -10,8 +10,7 @@ from django.template import engines
 
 from incidentlib.warm import project_templates
 
-from .conftest import ROOT
-from .test_settings import GOOD_KEY
+from .conftest import GOOD_KEY, ROOT
 
 COMPILED = (
     "import json, incidentlib.wsgi; from django.template import engines; "

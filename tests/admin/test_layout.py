@@ -1,7 +1,7 @@
 """The admin, for reviewers: the case form and the case list laid out for a 1280 px window in
 both languages (measured in Debian's Chromium), every input of a case's lists named for screen
 readers, a forged review button refused with a page saying why, and /api/taxonomy/ saying which
-terms need a label. axe-core on the same form is in tests/test_reading_accessibility.py."""
+terms need a label. axe-core on the same form is in tests/test_accessibility.py."""
 
 from io import StringIO
 
@@ -10,20 +10,18 @@ from django.core.management import call_command
 
 from cases.models import Case, Term
 
-from .. import test_reading_accessibility as axe_test
 from ..conftest import (
+    BREAKS_INSIDE_WORDS,
+    SCREENSHOTS,
+    admin_page,
     change_url,
     import_cases,
     logged_in,
     make_case,
+    needs_chromium,
     open_case,
     write_json,
 )
-from ..test_reading_browser import BREAKS_INSIDE_WORDS, SCREENSHOTS, needs_chromium
-
-# The admin axe test's fixtures and its logged-in page, for these tests too.
-browser, demo_library, rita = axe_test.browser, axe_test.demo_library, axe_test.rita
-admin_page = axe_test.admin_page
 
 LANGUAGES = ["en", "ko"]
 

@@ -1,23 +1,14 @@
 """axe-core in Debian's Chromium on every kind of public page, in both languages, at 1280 and
 390 px, and on the admin's case change form: no critical and no serious violation.
 
-axe-core is the current release, vendored with its licence in tests/vendor/axe-core/ (never
-downloaded at test time); every rule it runs by default runs. axe-playwright-python only
-injects it and runs it. Each page's screenshot is left in tests/screenshots/ to be looked at.
-
-To update axe-core: `npm pack axe-core@VERSION`, copy its axe.min.js, LICENSE and
-LICENSE-3RD-PARTY.txt into tests/vendor/axe-core/, and set AXE_VERSION.
+axe-core is the current release, vendored in tests/vendor/axe-core/ (`serious_violations` in
+tests/conftest.py says how to update it). Each page's screenshot is left in tests/screenshots/
+to be looked at.
 """
 
-from io import StringIO
-from pathlib import Path
-
 import pytest
-from django.core.management import call_command
 
-from .admin.test_review_browser import launched_chromium
-from .conftest import STAFF_PASSWORD, make_staff
-from .test_reading_browser import SCREENSHOTS, needs_chromium
+from .conftest import SCREENSHOTS, admin_page, needs_chromium, serious_violations
 
 PUBLIC_PAGES = {
     "home": "/",
@@ -37,38 +28,6 @@ PUBLIC_PAGES = {
     "bad-request": "/cases/?severity=bogus",
     "diagnose-empty": "/diagnose/",
 }
-SERIOUS = ("critical", "serious")
-AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
-AXE_VERSION = "4.14.1"
-
-
-@pytest.fixture
-def demo_library(settings):
-    settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
-    call_command("load_demo", stdout=StringIO(), stderr=StringIO())
-
-
-@pytest.fixture
-def rita(db):
-    return make_staff("rita", reviewer=True)
-
-
-@pytest.fixture
-def browser():
-    with launched_chromium() as browser:
-        yield browser
-
-
-def serious_violations(page):
-    from axe_playwright_python.sync_playwright import Axe
-
-    results = Axe(axe_script=AXE.read_text(encoding="utf-8")).run(page)
-    assert results.response["testEngine"]["version"] == AXE_VERSION
-    return [
-        (v["id"], v["impact"], [node["target"] for node in v["nodes"]][:5])
-        for v in results.response["violations"]
-        if v["impact"] in SERIOUS
-    ]
 
 
 @needs_chromium
@@ -115,21 +74,6 @@ def test_the_keyboard_skips_the_header_and_the_filters_to_the_results(
     page.goto(f"{live_server.url}/cases/IL-0137?lang={lang}")
     assert page.locator(".skip-link").count() == 1  # a case page: the content only
     assert page.locator(".skip-link").bounding_box()["y"] < 0  # out of sight without it
-
-
-def admin_page(browser, live_server, lang, path, width=1280):
-    """A page of the admin at 1280 px (or `width`), `rita` logged in, the browser asking
-    for `lang`."""
-    page = browser.new_page(
-        viewport={"width": width, "height": 900}, locale="ko-KR" if lang == "ko" else "en-GB"
-    )
-    page.set_default_timeout(20_000)
-    page.goto(f"{live_server.url}/admin/login/?next={path}")
-    page.fill("#id_username", "rita")
-    page.fill("#id_password", STAFF_PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"**{path}")  # and its load event: the autocomplete boxes are drawn
-    return page
 
 
 @needs_chromium

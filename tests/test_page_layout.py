@@ -1,56 +1,21 @@
-"""Reading in a real browser (Debian's Chromium): Korean lines break between words, never
-inside one, and a long case prints to a clean PDF in both languages.
+"""The pages' layout in a real browser (Debian's Chromium): Korean lines break between words,
+never inside one; on a phone the filters, separators, short words and forms fit.
 
-Screenshots and PDFs are left in tests/screenshots/ (ignored by git) to be looked at.
+Screenshots are left in tests/screenshots/ (ignored by git) to be looked at.
 """
-
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 
-from .admin.test_review_browser import CHROMIUM, CHROMIUM_ARGS, chromium, launched_chromium, on_ci
-from .conftest import import_cases, make_case, write_json
-
-SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
-
-
-def needs_chromium(test):
-    """A browser test: committed data for the live server; skipped before the live server
-    starts without Chromium, unless on CI, where `chromium()` fails it."""
-    test = pytest.mark.browser(test)
-    test = pytest.mark.django_db(transaction=True)(test)
-    return pytest.mark.skipif(
-        not CHROMIUM.exists() and not on_ci(), reason=f"needs Debian's chromium at {CHROMIUM}"
-    )(test)
-
-
-# Korean words of several syllables each, as a summary is written: with the browser's default
-# breaking, a line ends inside one of them on nearly every line.
-KOREAN_SUMMARY = (
-    "60노드 학습 클러스터에서 노드들의 작은 랜덤 입출력이 스토리지의 메타데이터 서비스를 "
-    "포화시켜 학습 초기화가 여덟 시간 넘게 걸렸다. 파이프라인 설정을 바꾸고 데이터 파일을 "
-    "노드별로 나누어 다시 배포하자 초기화는 몇 분 만에 끝났다. 운영팀은 사전 부하 시험에서 "
-    "메타데이터 요청량을 측정하지 않았고 모니터링 대시보드에도 해당 지표가 없었다."
+from .conftest import (
+    BREAKS_INSIDE_WORDS,
+    SCREENSHOTS,
+    import_cases,
+    launched_chromium,
+    make_case,
+    needs_chromium,
+    write_json,
 )
-
-
-def long_case(case_id="LONG-1"):
-    case = make_case(case_id)
-    case["summary"]["ko"] = "\n\n".join([KOREAN_SUMMARY] * 3)
-    case["lessons"]["ko"] = "\n\n".join([KOREAN_SUMMARY] * 6)
-    case["sources"] = [
-        {
-            "url": f"https://example.com/postmortems/2026/a-rather-long-path-segment/{n}"
-            "?with=query&and=more-parameters-that-make-it-long",
-            "kind": "blog",
-            "license": "unknown",
-            "archived": None,
-        }
-        for n in range(12)
-    ]
-    return case
+from .library import long_case
 
 
 @pytest.fixture
@@ -64,37 +29,6 @@ def phone_page():
         page = browser.new_page(viewport={"width": 390, "height": 844}, locale="ko-KR")
         page.set_default_timeout(20_000)
         yield page
-
-
-# For each element: where a line ends between two Hangul syllables (inside a Korean word).
-BREAKS_INSIDE_WORDS = """
-(selector) => {
-  const found = [];
-  let lines = 0;
-  for (const element of document.querySelectorAll(selector)) {
-    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
-    let previousTop = null, previous = "", node;
-    while ((node = walker.nextNode())) {
-      for (let i = 0; i < node.length; i++) {
-        const character = node.data[i];
-        if (/\\s/.test(character)) { previous = character; continue; }
-        const range = document.createRange();
-        range.setStart(node, i); range.setEnd(node, i + 1);
-        const box = range.getClientRects()[0];
-        if (!box) continue;
-        if (previousTop !== null && box.top > previousTop + 2) {
-          lines++;
-          if (/[가-힣]/.test(previous) && /[가-힣]/.test(character)) {
-            found.push(node.data.slice(Math.max(0, i - 4), i) + "/" + node.data.slice(i, i + 4));
-          }
-        }
-        previousTop = box.top; previous = character;
-      }
-    }
-  }
-  return {lines, found};
-}
-"""
 
 
 @pytest.mark.usefixtures("long_case_stored")
@@ -148,60 +82,6 @@ def test_a_word_longer_than_a_phone_wraps_in_either_language(live_server, phone_
         page.goto(f"{live_server.url}{path}{'&' if '?' in path else '?'}lang={lang}")
         assert LONG_WORD in page.inner_text("main"), path  # the long word is on the page
         assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
-
-
-def pdf_text(pdf):
-    pdftotext = shutil.which("pdftotext")
-    if pdftotext is None:
-        reason = "needs pdftotext (Debian's poppler-utils)"
-        if on_ci():
-            pytest.fail(f"CI is set: {reason}")
-        pytest.skip(reason)
-    return subprocess.run(
-        [pdftotext, "-layout", str(pdf), "-"], check=True, capture_output=True, text=True
-    ).stdout
-
-
-@pytest.mark.usefixtures("long_case_stored")
-@needs_chromium
-@pytest.mark.parametrize("lang", ["en", "ko"])
-def test_a_long_case_prints_to_a_clean_pdf(live_server, lang):
-    executable = chromium()
-    SCREENSHOTS.mkdir(exist_ok=True)
-    pdf = SCREENSHOTS / f"case-{lang}.pdf"
-    pdf.unlink(missing_ok=True)
-    subprocess.run(
-        [
-            str(executable),
-            *CHROMIUM_ARGS,
-            "--no-pdf-header-footer",
-            f"--print-to-pdf={pdf}",
-            f"{live_server.url}/cases/LONG-1?lang={lang}",
-        ],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
-    text = pdf_text(pdf)
-    pages = text.count("\f")
-    assert pages >= 2
-    words = " ".join(text.split())
-    case = long_case()
-    # pdftotext may space a number from the Korean word it begins: compare without spaces.
-    assert case["title"][lang][:30].replace(" ", "") in words.replace(" ", "")
-    # No navigation, language switcher, search or JSON link.
-    for absent in ("Taxonomy", "분류 체계", "Organisations", "English · 한국어", "JSON"):
-        assert absent not in words, absent
-    # External links have their address written out; sources are their address already.
-    assert "https://example.com/postmortems/2026/" in text.replace("\n", "")
-    assert words.count("<https://example.com/postmortems") == 0
-    if lang == "ko":
-        assert "메타데이터" in words and "교훈" in words
-    # No heading is the last line of a page.
-    for page_text in text.split("\f")[:-1]:
-        lines = [line.strip() for line in page_text.splitlines() if line.strip()]
-        if lines:
-            assert lines[-1] not in ("Lessons", "교훈", "Sources", "출처"), lines[-1]
 
 
 @pytest.fixture
