@@ -1,3 +1,4 @@
+import asyncio
 import copy
 import json
 import os
@@ -307,23 +308,62 @@ def needs_chromium(test):
     )(test)
 
 
-@contextmanager
-def launched_chromium():
-    """Debian's Chromium driven by Playwright, closed at the end (every browser test's)."""
-    from playwright.sync_api import sync_playwright
+class Chromium:
+    """Debian's Chromium driven by Playwright, launched once for the whole run (once for each
+    pytest-xdist worker) and lent to one test at a time (`using`), each test in contexts of its
+    own that are closed after it.
 
-    executable = chromium()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(executable), args=CHROMIUM_ARGS)
+    Playwright's synchronous API runs its event loop in this thread, which makes the thread
+    look as if it were inside a coroutine: Django then refuses the ORM and `asyncio.run` fails,
+    as they did while each browser test had its own Playwright. So the loop is marked running
+    only while a test holds the browser, and not between the tests."""
+
+    def __init__(self):
+        from playwright.sync_api import sync_playwright
+
+        executable = chromium()
+        self.playwright = sync_playwright().start()
+        self.loop = asyncio.get_running_loop()
         try:
-            yield browser
+            self.browser = self.playwright.chromium.launch(
+                executable_path=str(executable), args=CHROMIUM_ARGS
+            )
         finally:
-            browser.close()
+            asyncio._set_running_loop(None)
+
+    @contextmanager
+    def using(self):
+        asyncio._set_running_loop(self.loop)
+        try:
+            yield self.browser
+        finally:
+            try:
+                for context in self.browser.contexts:
+                    context.close()
+            finally:
+                asyncio._set_running_loop(None)
+
+    def close(self):
+        asyncio._set_running_loop(self.loop)
+        try:
+            self.browser.close()
+        finally:
+            self.playwright.stop()
+            asyncio._set_running_loop(None)
+
+
+@pytest.fixture(scope="session")
+def chromium_session():
+    """The run's one Chromium, launched by the first browser test that asks for it."""
+    session = Chromium()
+    yield session
+    session.close()
 
 
 @pytest.fixture
-def browser():
-    with launched_chromium() as browser:
+def browser(chromium_session):
+    """The run's Chromium for one test: `browser.new_page()` opens a context of its own."""
+    with chromium_session.using() as browser:
         yield browser
 
 

@@ -6,7 +6,6 @@ import pytest
 from .conftest import (
     CHROMIUM,
     STAFF_PASSWORD,
-    launched_chromium,
     make_staff,
     on_ci,
     run_worker,
@@ -19,11 +18,13 @@ from .conftest import (
 @pytest.mark.skipif(
     not CHROMIUM.exists() and not on_ci(), reason=f"needs Debian's chromium at {CHROMIUM}"
 )
-def test_a_reviewer_follows_a_status_page_and_approves_a_draft(live_server, served, settings):
+def test_a_reviewer_follows_a_status_page_and_approves_a_draft(
+    live_server, served, settings, chromium_session
+):
     settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
     make_staff("rita", reviewer=True)
     served.files.pop("/statuspage/history.atom")  # the API's three incidents only
-    with launched_chromium() as browser:
+    with chromium_session.using() as browser:
         page = browser.new_page(locale="en-GB")
         page.set_default_timeout(20_000)
         page.goto(f"{live_server.url}/admin/login/?next=/admin/ingest/followedsource/add/")

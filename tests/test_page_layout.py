@@ -10,7 +10,6 @@ from .conftest import (
     BREAKS_INSIDE_WORDS,
     SCREENSHOTS,
     import_cases,
-    launched_chromium,
     make_case,
     needs_chromium,
     write_json,
@@ -24,11 +23,10 @@ def long_case_stored(tmp_path):
 
 
 @pytest.fixture
-def phone_page():
-    with launched_chromium() as browser:
-        page = browser.new_page(viewport={"width": 390, "height": 844}, locale="ko-KR")
-        page.set_default_timeout(20_000)
-        yield page
+def phone_page(browser):
+    page = browser.new_page(viewport={"width": 390, "height": 844}, locale="ko-KR")
+    page.set_default_timeout(20_000)
+    return page
 
 
 @pytest.mark.usefixtures("long_case_stored")
