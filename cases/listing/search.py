@@ -4,17 +4,8 @@ Each case carries a search vector that the database keeps (cases/migrations/): i
 English texts stemmed by the 'english' configuration, its Korean texts as written words plus
 their endings and, for a word such as `NFS의` or `S3가`, its leading Latin or number part
 (`nfs`, `s3`) and that part's English stem, weighted so that the title counts most. A
-reader's words become one tsquery:
-
-- web search syntax (`"a phrase"`, `-excluded`, `or`), parsed by `websearch_to_tsquery`
-  with the 'english' configuration, so that `timeouts` looks for `timeout`;
-- every Korean word of it of two characters or more then matches as a prefix
-  (`'스토리지':*`), which, with the endings stored in the vector, finds it inside inflected
-  forms (`스토리지의`) and compounds (`메타데이터가` for `데이터`); a single syllable, which
-  would begin too many words and endings to mean anything (`가`), matches only itself.
-
-The query is built from constants only, so PostgreSQL folds it once and the GIN index on
-the vector answers `search_vector @@ query`.
+reader's words become tsqueries (tsquery.py), one of each unit and one of the whole, which
+the GIN index on the vector answers; their order is the library's one ranking (Search).
 """
 
 import re
@@ -22,7 +13,7 @@ import unicodedata
 from functools import cached_property
 
 from django import forms
-from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
+from django.contrib.postgres.search import SearchHeadline, SearchRank
 from django.db import connections, router
 from django.db.models import (
     BooleanField,
@@ -37,14 +28,14 @@ from django.db.models import (
 )
 from django.db.models import Case as DbCase
 from django.db.models.expressions import OrderBy, RawSQL, Window
-from django.db.models.functions import Rank
+from django.db.models.functions import Length, Rank
 from django.db.models.lookups import GreaterThan
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from cases import ranking
-from cases.languages import HANGUL, LocalizedText
-from cases.listing import korean
+from cases.languages import LocalizedText
+from cases.listing.tsquery import AnyOfQuery, LibraryQuery, tsquery_sql, units, web_search_parts
 from cases.models import Case
 from cases.patterns import any_case_id
 from meaning import nearest
@@ -93,11 +84,6 @@ class SearchField(forms.CharField):
         return as_searched(super().to_python(value))
 
 
-# A quoted lexeme of a tsquery's text form ('' is an escaped quote) of two characters or more
-# (the lookahead), one of them a Hangul syllable.
-KOREAN_LEXEME = rf"'(?=(?:[^']|''){{2}})(?:[^']|'')*[{HANGUL}](?:[^']|'')*'"
-
-
 # Private-use characters that cannot be mistaken for case text mark the matched words
 # in PostgreSQL's headline; `snippet_html` turns them into <mark> after escaping the rest.
 MATCH_START, MATCH_END = "\ue000", "\ue001"
@@ -111,156 +97,6 @@ FRAGMENT_DELIMITER = " … "
 WORD_EDGE = 40
 
 
-def web_search_parts(text):
-    """The reader's words as `websearch_to_tsquery` reads them, in parts (korean.stem_parts):
-    `|` outside a quoted phrase means `or`, as it does in PostgreSQL's own syntax (web search
-    syntax would read it as a space, so as "and"), and a Korean word with a particle or
-    ending is its stem, a Latin one (`NFS` of `NFS의`) where the search looks for it."""
-    parts = text.split('"')
-    parts[::2] = [re.sub(r"\s*\|+\s*", " or ", part) for part in parts[::2]]
-    return korean.stem_parts('"'.join(parts))
-
-
-def _tsquery_sql(parts):
-    """(SQL, params) of the tsquery of the search text's parts (web_search_parts), as
-    `websearch_to_tsquery` with the 'english' configuration reads it: each Latin stem (`NFS`)
-    where the English search looks for it, else its word as typed (`IT의`: `IT` is a
-    stopword; `OR가`: `OR` is syntax), which is found by its prefix. Decided by PostgreSQL's
-    own configuration, word by word, from constants only: the query folds it once."""
-    sql, params = [], []
-    for part in parts:
-        if isinstance(part, str):
-            sql.append("%s::text")
-            params.append(part)
-        else:
-            stem, word = part
-            sql.append(
-                "(CASE WHEN lower(%s) <> 'or' AND numnode(plainto_tsquery('english', %s)) > 0"
-                " THEN %s ELSE %s END)"
-            )
-            params += [stem, stem, stem, word]
-    return f"websearch_to_tsquery('english'::regconfig, {' || '.join(sql)})", params
-
-
-def _lexeme(word):
-    """A Korean word in a tsquery's text form."""
-    return "'" + word.replace("'", "''") + "'"
-
-
-def _prefix(word):
-    """A Korean word as a prefix in a tsquery's text form."""
-    return _lexeme(word) + ":*"
-
-
-def _alternatives(reading):
-    """A Korean word's stem, in a tsquery's text form, with the forms it is also looked for in
-    (korean.Reading): `('멈추':* | '멈췄':* | '멈춰':*)`, `('헬스체크':* | '헬스' <-> '체크':*)`."""
-    forms = [_prefix(form) for form in (reading.stem, *reading.fused)]
-    if reading.spaced:
-        *nouns, last = reading.spaced
-        forms.append(" <-> ".join([*map(_lexeme, nouns), _prefix(last)]))
-    return f"({' | '.join(forms)})"
-
-
-def _phrase(nouns):
-    """A quoted phrase of Korean nouns in a tsquery's text form, each a prefix."""
-    return " <-> ".join(map(_prefix, nouns))
-
-
-class LibraryQuery(SearchQuery):
-    """The reader's words as a tsquery: web search syntax, English stemmed, Korean as prefixes
-    (a Latin word with a Korean particle as the Latin word, where it is searched), a verb's
-    stem or any of its fused forms, a compound or its nouns written apart (_alternatives), a
-    quoted phrase of nouns or their compound written together (`"헬스 체크"`: 헬스체크)."""
-
-    def __init__(self, text):
-        self.parts = web_search_parts(text)
-        self.readings = korean.readings(text)
-        self.compounds = korean.phrase_compounds(text)
-        super().__init__(text, config="english", search_type="websearch")
-
-    def as_sql(self, compiler, connection, function=None, template=None):
-        sql, params = _tsquery_sql(self.parts)
-        sql = f"regexp_replace(({sql})::text, %s, %s, 'g')"
-        params += [KOREAN_LEXEME, r"\&:*"]
-        # The longest phrase first: a shorter one's form is inside it (`"헬스 체크"` in
-        # `"서버 헬스 체크"`), and would be replaced there before it is.
-        for nouns, compound in sorted(self.compounds.items(), key=lambda item: -len(item[0])):
-            sql = f"replace({sql}, %s, %s)"
-            params += [_phrase(nouns), f"({_phrase(nouns)} | {_prefix(compound)})"]
-        # A lexeme of the 'english' parser holds no quote, so `'멈추':*` is found only whole.
-        for stem, reading in self.readings.items():
-            sql = f"replace({sql}, %s, %s)"
-            params += [_prefix(stem), _alternatives(reading)]
-        return f"({sql})::tsquery", params
-
-
-# A unit of the reader's words (units): a quoted phrase, with a minus before it or not, or a
-# run of characters up to a space.
-UNIT = re.compile(r'-?"[^"]*"?|[^\s"]+')
-
-
-def units(text):
-    """(wanted, excluded): the reader's words as the parts a loose search weighs one by one,
-    each a piece of the text that `websearch_to_tsquery` reads as it reads the whole.
-
-    A quoted phrase is one unit; words joined by `or` (or `|`) are one unit (either of them);
-    a word or phrase with a minus before it is excluded (every case shown lacks it)."""
-    parts = text.split('"')
-    parts[::2] = [re.sub(r"\s*\|+\s*", " or ", part) for part in parts[::2]]
-    wanted, excluded, joining = [], [], False
-    for unit in UNIT.findall('"'.join(parts)):
-        if unit.lower() == "or":
-            joining = bool(wanted)
-            continue
-        if unit.startswith("-") and len(unit) > 1:
-            excluded.append(unit)
-        elif joining:
-            wanted[-1] = f"{wanted[-1]} or {unit}"
-        else:
-            wanted.append(unit)
-        joining = False
-    return wanted, excluded
-
-
-class AnyOfQuery(SearchQuery):
-    """Any of several groups of units, each group's units all (LibraryQuery each), with none
-    of the excluded ones: `((q1 && q2) || (q3) || ...) && e1 && ...` as PostgreSQL combines
-    tsqueries (an excluded unit reads as websearch reads `-word`: `!'word'`). Groups of one
-    unit each (`any_of`): any of the units."""
-
-    def __init__(self, groups, excluded=()):
-        self.groups = [[LibraryQuery(unit) for unit in group] for group in groups]
-        self.excluded = [LibraryQuery(unit) for unit in excluded]
-        words = [unit for group in groups for unit in group]
-        super().__init__(" ".join([*words, *excluded]), config="english")
-
-    @classmethod
-    def any_of(cls, units, excluded=()):
-        return cls([[unit] for unit in units], excluded)
-
-    @classmethod
-    def all_but_one(cls, units, excluded=()):
-        """Every unit but one, whichever it is."""
-        return cls([units[:n] + units[n + 1 :] for n in range(len(units))], excluded)
-
-    def as_sql(self, compiler, connection, function=None, template=None):
-        groups, params = [], []
-        for group in self.groups:
-            sql = []
-            for query in group:
-                part_sql, part_params = query.as_sql(compiler, connection)
-                sql.append(part_sql)
-                params += part_params
-            groups.append(f"({' && '.join(sql)})")
-        combined = f"({' || '.join(groups)})"
-        for query in self.excluded:
-            part_sql, part_params = query.as_sql(compiler, connection)
-            combined = f"({combined} && {part_sql})"
-            params += part_params
-        return combined, params
-
-
 def unsearchable(text):
     """Why the text matches nothing whatever the library holds, or None: "punctuation" (not
     a letter or digit in it: `%`, `--`), "common" (only words too common to be in any search
@@ -268,7 +104,7 @@ def unsearchable(text):
     then, for text with letters)."""
     if not re.search(r"[^\W_]", text):  # no letter or digit (`_` is not one)
         return "punctuation"
-    sql, params = _tsquery_sql(web_search_parts(text))
+    sql, params = tsquery_sql(web_search_parts(text))
     with connections[router.db_for_read(Case)].cursor() as cursor:
         cursor.execute(f"SELECT numnode({sql}) = 0", params)
         return "common" if cursor.fetchone()[0] else None
@@ -455,9 +291,13 @@ class Search:
         size, found = self.frequencies
         return sum(
             (
-                SearchRank(F("search_vector"), LibraryQuery(unit), weights=WEIGHTS)
+                ranking.saturated(
+                    SearchRank(F("search_vector"), query, weights=WEIGHTS),
+                    Length(F("search_vector")),
+                    query.operands,
+                )
                 * Value(ranking.idf(count, size))
-                for unit, count in zip(self.wanted, found, strict=True)
+                for query, count in zip(map(LibraryQuery, self.wanted), found, strict=True)
                 if count
             ),
             Value(0.0, output_field=FloatField()),
