@@ -193,3 +193,46 @@ def test_phrases_find_their_compounds_whatever_their_order(tmp_path):
     )
     assert found('"서버 헬스 체크" "헬스 체크"') == {"P-1"}
     assert found('"헬스 체크" "서버 헬스 체크"') == {"P-1"}
+
+
+SHORT_STEM_TEXTS = {
+    "S-1": "카나리 단계가 문제를 잡았지만 배포가 멈추지 않았다.",
+    "S-2": "Redis 없이는 앱을 시작할 수 없었다.",
+    "S-3": "잡음이 섞인 신호를 걸렀다.",  # 잡음: a noun, not a form of 잡다
+    "S-4": "경보가 늦었고 로그도 늦게 도착했다.",
+}
+
+
+@pytest.fixture
+def short_stem_cases(tmp_path):
+    store(
+        tmp_path,
+        *[
+            plain_case(case_id, summary={"en": "Something failed.", "ko": text})
+            for case_id, text in SHORT_STEM_TEXTS.items()
+        ],
+    )
+
+
+@pytest.mark.parametrize(
+    ("typed", "cases"),
+    [
+        ("잡았는데", {"S-1"}),  # 잡았지만: the same verb, another ending
+        ("잡으려다", {"S-1"}),
+        ("앱이", {"S-2"}),  # 앱을: the same noun, another particle
+        ("없으면", {"S-2"}),  # 없었다
+        ("늦어서", {"S-4"}),  # 늦었고, 늦게
+    ],
+)
+def test_a_word_of_a_one_syllable_stem_finds_that_stems_other_forms(short_stem_cases, typed, cases):
+    """A stem of one syllable is not searched for by itself (it would begin too many words:
+    잡 begins 잡음), but in its forms of two syllables or more."""
+    assert found(typed) == cases
+
+
+def test_a_one_syllable_stem_keeps_its_word_and_light_verbs_stay_as_typed():
+    assert korean.stem("잡았는데") == "잡았는데"
+    assert "잡았" in korean.fused_forms("잡았는데") and "잡고" in korean.fused_forms("잡았는데")
+    assert all(len(form) > 1 for form in korean.fused_forms("떴다"))  # not 떠, 떴
+    assert korean.fused_forms("하고") == ()  # 하다: found in nearly every text
+    assert korean.fused_forms("가") == ()

@@ -41,6 +41,31 @@ FUSES = re.compile(r"^(VV|VA|VX)")
 # The endings that fuse with such a stem, whose forms a reader of the stem looks for too: the
 # past 었 (멈추 to 멈췄, 모르 to 몰랐) and the connective 어 (멈춰, 도와); Kiwi picks 았 or 어.
 FUSING_ENDINGS = (("었", "EP"), ("어", "EC"))
+# A verb's or adjective's stem of one syllable (`잡` of `잡았는데`, `없` of `없으면`) is too short
+# to search for by itself (as a prefix, it begins too many words); it is searched for in the
+# forms these endings make of it that are two syllables or more (잡았, 잡아, 잡고, 잡지, ...),
+# where Kiwi joins them (`줄` and 어: 줄어; `뜨` and 었: 떴, one syllable, left out).
+SHORT_STEM_ENDINGS = (
+    ("었", "EP"),
+    ("어", "EC"),
+    ("고", "EC"),
+    ("지", "EC"),
+    ("게", "EC"),
+    ("으면", "EC"),
+    ("다", "EF"),
+)
+# A noun of one syllable typed with a particle (`앱이`), likewise: in these forms.
+SHORT_NOUN_PARTICLES = (
+    ("이", "JKS"),
+    ("을", "JKO"),
+    ("은", "JX"),
+    ("의", "JKG"),
+    ("에", "JKB"),
+    ("도", "JX"),
+    ("으로", "JKB"),
+    ("과", "JC"),
+    ("만", "JX"),
+)
 # Nouns (common, proper) of which a compound is made.
 NOUNS = ("NNG", "NNP")
 # The plural suffix (`고객들이` is about 고객): the one noun suffix cut, since the others
@@ -176,12 +201,42 @@ def _shortest(word, stemmed):
 
 
 def _conjugated(word, stemmed, morphemes):
-    """(stem, fused forms) of a stem, its morphemes given: the forms only of a verb's stem."""
+    """(stem, fused forms) of a stem, its morphemes given: the forms only of a verb's stem.
+    A stem too short to search for (one syllable) leaves the word as typed, searched for
+    with the forms of that stem (SHORT_STEM_ENDINGS, SHORT_NOUN_PARTICLES)."""
+    if len(stemmed) < SHORTEST_STEM and len(morphemes) == 1 and HANGUL_ONLY.fullmatch(stemmed):
+        return word, _short_forms(word, morphemes[0])
     stemmed = _shortest(word, stemmed)
     if stemmed == word or not FUSES.match(morphemes[-1][1]):
         return stemmed, ()
     forms = (analyser().join([*morphemes, ending]) for ending in FUSING_ENDINGS)
     return stemmed, tuple(dict.fromkeys(form for form in forms if not form.startswith(stemmed)))
+
+
+HANGUL_ONLY = re.compile(f"[{HANGUL}]+")
+# Verbs that say little by themselves (`하고`, `되어`: do, become), whose forms would find most
+# of the library: searched as typed.
+LIGHT_VERBS = ("하", "되")
+
+
+def _short_forms(word, morpheme):
+    """The forms of a stem of one syllable that are searched for (SHORT_STEM_ENDINGS), other
+    than the word typed and of two syllables or more; none of a stem neither a verb's, an
+    adjective's nor a noun's."""
+    if morpheme[0] in LIGHT_VERBS:
+        return ()
+    if FUSES.match(morpheme[1]):
+        endings = SHORT_STEM_ENDINGS
+    elif morpheme[1] in NOUNS:
+        endings = SHORT_NOUN_PARTICLES
+    else:
+        return ()
+    forms = (analyser().join([morpheme, ending]) for ending in endings)
+    return tuple(
+        dict.fromkeys(
+            form for form in forms if len(form) >= SHORTEST_STEM and not form.startswith(word)
+        )
+    )
 
 
 def _fused(word, tokens, index):
