@@ -7,7 +7,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from cases.exchange.importer import FACET_FIELDS, term_slugs
+from cases.exchange.checks_across_cases import FACET_FIELDS, term_slugs
 from cases.models import Case, Facet
 
 from .conftest import FIXTURES, SEED, library_state

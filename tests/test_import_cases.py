@@ -187,7 +187,7 @@ def test_counts_of_one_are_singular(tmp_path, capsys):
     """ "1 taxonomy terms created", "Exported 1 cases" read wrong."""
     from io import StringIO
 
-    from cases.exchange.importer import term_slugs
+    from cases.exchange.checks_across_cases import term_slugs
 
     case = make_case("A-1", domain=["cloud"], symptoms=["data-loss"], components=["bgp"],
                      contributing=[], severity="high", root_cause="brand-new-cause")  # fmt: skip

@@ -576,7 +576,7 @@ def test_a_translation_record_of_an_item_that_is_not_there_is_refused(tmp_path, 
 def test_a_case_kept_when_checked_but_deleted_before_the_writing_refuses_the_run(tmp_path, library):
     """--keep-existing leaves a stored case unchecked; deleted in the admin meanwhile, it
     would be created from the file without its rules spanning cases."""
-    from cases.exchange import importer
+    from cases.exchange import importer, writer
 
     case = make_case("IL-0137", org="Renamed", components=["unknown-part"])
     path = write_json(tmp_path / "run.json", [case, make_case("A-1")])
@@ -584,7 +584,7 @@ def test_a_case_kept_when_checked_but_deleted_before_the_writing_refuses_the_run
     run.check()
     assert run.result.ok
     Case.objects.filter(id="IL-0137").delete()
-    with pytest.raises(importer._Refused) as refusal:
+    with pytest.raises(writer.Refused) as refusal:
         run.write()
     assert "IL-0137 left the library while the run was checked" in str(refusal.value.problems[0])
     assert not Case.objects.filter(id__in=["IL-0137", "A-1"]).exists()

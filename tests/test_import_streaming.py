@@ -9,7 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import DatabaseError, models
 
-from cases.exchange import files, importer
+from cases.exchange import files, importer, writer
 from cases.exchange.files import iter_case_file
 from cases.exchange.importer import CaseImport
 from cases.models import Case, Library, RelatedCase, RemediationStep
@@ -96,7 +96,7 @@ def test_a_refusal_in_a_late_batch_undoes_the_batches_written_before(
     """The batches share one transaction: the database refusing the fourth undoes the three
     written before it, and the message names the cases of that batch."""
     monkeypatch.setattr(importer, "BATCH_SIZE", 100)
-    copy_lists = importer._Writer.copy_lists
+    copy_lists = writer.Writer.copy_lists
     calls = []
 
     def refusing(self, cases):
@@ -105,7 +105,7 @@ def test_a_refusal_in_a_late_batch_undoes_the_batches_written_before(
             raise DatabaseError("boom\nDETAIL: the failing row, with the whole case")
         return copy_lists(self, cases)
 
-    monkeypatch.setattr(importer._Writer, "copy_lists", refusing)
+    monkeypatch.setattr(writer.Writer, "copy_lists", refusing)
     path = write_lines(tmp_path / "many.jsonl", [plain_case(f"S-{n}") for n in range(1, 351)])
     errors, _final = refused(path)
     assert calls == [100, 100, 100, 50]

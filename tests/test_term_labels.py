@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from cases.exchange.importer import term_slugs
+from cases.exchange.checks_across_cases import term_slugs
 from cases.models import Term
 
 from .conftest import import_cases, logged_in, make_case, write_json

@@ -228,7 +228,7 @@ def _shown(value):
 def described(error):
     """(field path, message in words) for each thing one jsonschema error finds: each field
     of an object that the format does not have is named as its own path, so that the rest
-    of the case is still checked against the others (facts_of in importer.py)."""
+    of the case is still checked against the others (facts_of in checks_across_cases.py)."""
     telling = _most_telling(error)
     if telling.validator == "additionalProperties":
         path = list(telling.absolute_path)

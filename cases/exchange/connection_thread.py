@@ -1,4 +1,4 @@
-"""A thread of the import's with a database connection of its own (vectors.Ahead's workers,
+"""A thread of a large import's with a database connection of its own (vectors.Ahead's workers,
 gin_lists.Merger): work runs there in the order given, and closing it closes the
 connection in that thread, the only one allowed to (Django's connections are per thread).
 """

@@ -14,7 +14,8 @@ imports as before, its writes merging the lists themselves (`may_merge`). A
 GIN entry carries no transaction, so the merge needs no access to the import's rows; if
 the import is rolled back, its entries are left to VACUUM, as any rolled-back write's are.
 At its end the import waits for a last merge, so that no search after it reads a long
-pending list.
+pending list. A small import, whose pending lists stay short, keeps the usual limit and merges
+them once, at its end, over its own connection (`threaded=False`).
 """
 
 from django.contrib.postgres.indexes import GinIndex
@@ -48,26 +49,38 @@ def may_merge(cursor):
 class Merger:
     """Merges the cases' GIN pending lists in a thread, whenever asked and not yet busy.
     Use it as a context manager; leaving it waits for a last merge. Does nothing when not
-    `enabled`."""
+    `enabled`. Not `threaded` (a small import), it starts no thread: leaving it merges the
+    lists once, over the calling thread's connection."""
 
-    def __init__(self, enabled=True):
+    def __init__(self, enabled=True, *, threaded=True):
         self.enabled = enabled
+        self.threaded = threaded
 
     def __enter__(self):
-        self.thread = ConnectionThread("gin-merge")
+        # No thread, nor connection, unless it merges as the import goes.
+        self.thread = ConnectionThread("gin-merge") if self.enabled and self.threaded else None
         self.running = None
         return self
 
     def merge(self):
         """Start a merge, unless one is under way (it takes what was appended since)."""
-        if self.enabled and (self.running is None or self.running.done()):
+        if self.thread is not None and (self.running is None or self.running.done()):
             self.running = self.thread.submit(self._merge)
 
     def __exit__(self, exc_type, *_exc):
+        if self.thread is None:
+            if exc_type is None and self.enabled:
+                with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+                    # For the rest of the import's transaction only.
+                    cursor.execute(
+                        "SELECT set_config('maintenance_work_mem', %s, true)", [MERGE_MEMORY]
+                    )
+                    _clean_pending_lists(cursor)
+            return
         try:
             if self.running is not None:
                 self.running.result()
-            if exc_type is None and self.enabled:
+            if exc_type is None:
                 self.thread.submit(self._merge).result()
         finally:
             self.thread.close()
@@ -76,5 +89,9 @@ class Merger:
         connection = connections[DEFAULT_DB_ALIAS]
         with connection.cursor() as cursor:
             cursor.execute("SELECT set_config('maintenance_work_mem', %s, false)", [MERGE_MEMORY])
-            for name in gin_indexes():
-                cursor.execute("SELECT gin_clean_pending_list(%s::regclass)", [name])
+            _clean_pending_lists(cursor)
+
+
+def _clean_pending_lists(cursor):
+    for name in gin_indexes():
+        cursor.execute("SELECT gin_clean_pending_list(%s::regclass)", [name])

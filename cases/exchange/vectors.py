@@ -7,7 +7,8 @@ above all. An import derives them beforehand instead, batch by batch, while the 
 writes the batch before:
 
 - in two threads taking the batches in turn (`Ahead`), each over a connection of its own
-  (nothing here reads the library);
+  (nothing here reads the library); a small import, for which threads and connections of
+  their own cost more than they save, derives them in its own thread (`InPlace`);
 - the Korean vectors here, in Python: the words come from PostgreSQL itself (one
   `to_tsvector('simple', ...)` query per batch, so that its parser decides what a word is),
   and so do the 'english' lexemes of a word's leading run; only the endings, a matter of
@@ -23,9 +24,10 @@ the two backends about a fifth of their time.
 """
 
 import re
+from concurrent.futures import Future
 
 import psycopg
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from psycopg import postgres
 from psycopg.adapt import Dumper
 from psycopg.errors import ProgramLimitExceeded
@@ -161,26 +163,60 @@ class Ahead:
         """A future of {case id: (title vector, search vector)} of these exchange cases."""
         worker = self.workers[self.turn % len(self.workers)]
         self.turn += 1
-        return worker.thread.submit(worker.derive, list(cases))
+        return worker.thread.submit(worker.deriving.derive, list(cases))
+
+
+class InPlace:
+    """What Ahead does, for a small import: each batch's vectors derived when asked, in the
+    calling thread and over its connection (no batch ahead: `WORKERS` is 0)."""
+
+    WORKERS = 0
+
+    def __enter__(self):
+        self.deriving = _Deriving(KNOWN_LIMIT)
+        return self
+
+    def __exit__(self, *_exc):
+        self.deriving.close()
+
+    def derive(self, cases):
+        """A future, already done, of {case id: (title vector, search vector)}."""
+        future = Future()
+        future.set_result(self.deriving.derive(list(cases)))
+        return future
 
 
 class _Worker:
-    """One thread of Ahead, with its connection and the Korean words it has learnt."""
+    """One thread of Ahead, deriving over its own connection."""
 
     def __init__(self):
         self.thread = ConnectionThread("case-vectors")
+        self.deriving = _Deriving(KNOWN_LIMIT // Ahead.WORKERS)
+
+    def close(self):
+        self.thread.submit(self.deriving.close)
+        self.thread.close()
+
+
+class _Deriving:
+    """Derives vectors over the connection of the thread that calls it, with the Korean words
+    it has learnt."""
+
+    def __init__(self, limit):
+        self.limit = limit
         self.korean = None
 
     def close(self):
         if self.korean is not None:
-            self.thread.submit(self.korean.cursor.close)
-        self.thread.close()
+            self.korean.cursor.close()
 
     def derive(self, cases):
         """{case id: (title vector, search vector), or TooLarge}; a batch that the database
-        refuses for a vector too large is derived again case by case, to find which."""
+        refuses for a vector too large is derived again case by case, to find which (each in
+        a savepoint: the import's transaction goes on after the refusal)."""
         try:
-            return self._derive(cases)
+            with transaction.atomic():
+                return self._derive(cases)
         except ProgramLimitExceeded as error:
             if len(cases) == 1:
                 return {cases[0]["id"]: TooLarge(error)}
@@ -188,9 +224,7 @@ class _Worker:
 
     def _derive(self, cases):
         if self.korean is None:
-            self.korean = KoreanVectors(
-                connections[DEFAULT_DB_ALIAS].cursor(), limit=KNOWN_LIMIT // Ahead.WORKERS
-            )
+            self.korean = KoreanVectors(connections[DEFAULT_DB_ALIAS].cursor(), limit=self.limit)
         korean = self.korean.vectors(text for data in cases for text in case_texts(data, "ko"))
         parts = len(korean) // len(cases) if cases else 0
         columns = [[data["id"] for data in cases]]

@@ -60,7 +60,7 @@ class DeletedCase(models.Model):
 class ImportedChange(models.Model):
     """One import's change to a case, for the case's admin history: Django's history
     (LogEntry) is of users' actions, and an import has no user. Written by the import
-    (cases/exchange/importer.py), one row for each case it creates or changes."""
+    (cases/exchange/writer.py), one row for each case it creates or changes."""
 
     CREATED, RETURNED_TO_DRAFT = "created", "returned-to-draft"
     NEWER_REVIEW, OLDER_REVIEW = "newer-review", "older-review"

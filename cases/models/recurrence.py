@@ -47,7 +47,8 @@ def loops_back(model, case_id, recurrence_of):
 
 def recurrence_loops(case_id, recurrence_of, parent_of):
     """Whether making `case_id` a recurrence of `recurrence_of` closes a loop, for a run of
-    cases not yet stored (the import: cases/exchange/importer.py), whose links are in memory.
+    cases not yet stored (the import: cases/exchange/checks_across_cases.py), whose links are
+    in memory.
 
     `parent_of(id)` gives the case `id` is a recurrence of, or None. The walk up the chain
     stops at a loop that does not pass through `case_id` (stored data can hold none, but a

@@ -6,7 +6,7 @@ import unicodedata
 from django.utils.translation import gettext_lazy as _
 
 # The rules about a case's links, said once: the constraints, the admin (Case.clean) and the
-# import (cases/exchange/checks.py, importer.py) all use these.
+# import (cases/exchange/checks.py, checks_across_cases.py) all use these.
 OWN_RECURRENCE = _("A case cannot be a recurrence of itself.")
 RELATED_TO_ITSELF = _("A case cannot be related to itself.")
 RECURRENCE_LOOP = _("The recurrence chain would loop back to this case.")
