@@ -16,9 +16,9 @@ from pathlib import Path
 from django.utils.text import slugify
 
 from cases.exchange import checks
-from cases.exchange.files import CaseRecord
 from cases.exchange.format import format_timestamp
 from cases.exchange.importer import CaseImport
+from cases.exchange.records import CaseRecord
 from cases.models import Facet, Organisation, Term
 from cases.patterns import SLUG_PATTERN, whole
 

@@ -485,7 +485,7 @@ def test_a_symbolic_link_loop_is_named(tmp_path, library):
 
 def test_an_unreadable_folder_is_reported_by_the_walk(tmp_path, monkeypatch):
     """As root (CI), no folder is unreadable: the walk's error is given to it instead."""
-    from cases.exchange import files
+    from cases.exchange import file_search as files
 
     write_json(tmp_path / "a.json", make_case("A-1"))
     real_walk = os.walk

@@ -19,8 +19,10 @@ from pathlib import Path
 from django.db import connection
 
 from cases.exchange import checks
-from cases.exchange.files import CaseRecord, Problem, collect_files, iter_case_file
+from cases.exchange.file_search import collect_files
+from cases.exchange.files import iter_case_file
 from cases.exchange.format import format_timestamp, parse_timestamp
+from cases.exchange.records import CaseRecord, Problem
 from cases.models import (
     LIST_FACETS,
     RECURRENCE_LOOP,

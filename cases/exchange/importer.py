@@ -29,7 +29,7 @@ from django.db import DatabaseError, connection, transaction
 from cases.database_errors import first_line
 from cases.exchange import gin_lists, vectors
 from cases.exchange.checks_across_cases import CaseChecks, no_progress
-from cases.exchange.files import CaseRecord, Problem
+from cases.exchange.records import CaseRecord, Problem
 from cases.exchange.writer import Refused, Writer
 from cases.models import Case, CaseTerm
 from cases.signals import cases_written

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from cases.exchange.files import Problem, read_json_document
+from cases.exchange.files import read_json_document
+from cases.exchange.records import Problem
 from cases.models import Facet, Term, validate_slug
 
 

@@ -24,7 +24,6 @@ from cases import translations
 from cases.database_errors import first_line
 from cases.exchange import vectors
 from cases.exchange.checks_across_cases import newer_in_library, stored_case_ids
-from cases.exchange.files import Problem
 from cases.exchange.format import (
     case_fields_from_exchange,
     case_to_exchange,
@@ -33,6 +32,7 @@ from cases.exchange.format import (
     same_case,
 )
 from cases.exchange.import_review import review_after_import
+from cases.exchange.records import Problem
 from cases.models import LIST_FACETS, Case, Facet, ImportedChange, Organisation, Term
 from cases.models.links import CaseTerm, RelatedCase
 from cases.models.sources import Source

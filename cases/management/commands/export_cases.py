@@ -18,7 +18,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from cases.exchange.export import iter_cases, json_array_pieces, json_lines_pieces, snapshot
-from cases.exchange.files import file_suffix
+from cases.exchange.file_search import file_suffix
 from cases.exchange.format import case_to_exchange
 from cases.management.curator_messages import database_failure_said, how_many
 from cases.models import Case
