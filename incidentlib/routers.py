@@ -41,6 +41,7 @@ import psycopg
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import DEFAULT_DB_ALIAS, Error, connections, router
+from django.utils.connection import ConnectionDoesNotExist
 
 from incidentlib import metrics
 
@@ -81,9 +82,11 @@ def install():
         raise ImproperlyConfigured(
             "INCIDENTLIB_REPLICAS needs incidentlib.routers.ReplicaRouter in DATABASE_ROUTERS"
         )
-    unknown = [alias for alias in settings.INCIDENTLIB_REPLICAS if alias not in connections]
-    if unknown:
-        raise ImproperlyConfigured(f"replicas that are no database of DATABASES: {unknown}")
+    for alias in settings.INCIDENTLIB_REPLICAS:
+        try:
+            connections[alias]
+        except ConnectionDoesNotExist:
+            raise ImproperlyConfigured(f"replica {alias} is no database of DATABASES") from None
 
 
 # --- Replica health, per process ---------------------------------------------------------
