@@ -65,3 +65,32 @@ def test_a_verb_read_in_its_fused_forms_counts_as_a_word_read_in_one(tmp_path):
         )
     )
     assert scores["V-1"] == pytest.approx(scores["V-2"], rel=0.35)
+
+
+def test_korean_words_that_say_little_do_not_outweigh_a_rare_one(tmp_path):
+    """Issue 32's "다이노가 데이터베이스에 연결을 못 하고 로그도 늦게 옴": 못, 하고 (and 안)
+    are in most Korean texts, but written apart (`못 했다`) they are rare words for the
+    search, and a long case saying them outranked the one with the rare 다이노."""
+    store(
+        tmp_path,
+        plain_case("D-1", title={"en": "Dynos", "ko": "다이노가 바깥 네트워크에 연결을 잃었다"}),
+        plain_case(
+            "D-2",
+            summary={"en": "x", "ko": "연결을 못 했다. 못 하고 안 했다. 안 하고 못 했다."},
+        ),
+        plain_case("D-3", summary={"en": "x", "ko": "디스크가 가득 찼다."}),
+    )
+    assert ordered("다이노가 연결을 못 하고 안 됨")[0] == "D-1"
+    assert set(ordered("못 하고")) == {"D-2"}  # alone, they are searched for
+
+
+@pytest.mark.parametrize(
+    ("word", "little"),
+    [("안", True), ("못", True), ("하고", True), ("너무", True), ("했는데", True)],
+)
+def test_a_korean_word_says_little_when_all_its_morphemes_do(word, little):
+    from cases.listing import korean
+
+    assert korean.says_little(word) is little
+    assert not korean.says_little("다이노가") and not korean.says_little("없으면")
+    assert not korean.says_little("the") and not korean.says_little("잡았는데")

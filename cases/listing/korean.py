@@ -303,3 +303,29 @@ def phrase_compounds(text):
 def stems(text):
     """The search text with each Korean word reduced to its stem; the rest as written."""
     return "".join(part if isinstance(part, str) else part[0] for part in stem_parts(text))
+
+
+# Morphemes that say little by themselves: particles, endings, suffixes, the copula, auxiliary
+# verbs, dependent nouns (것, 수, 때) and pronouns; with the verbs and adverbs below.
+FUNCTION_TAGS = re.compile(r"^(J|E|XS|VCP|VCN|VX|NNB|NP)")
+# Verbs and adverbs that say little by themselves: do, become (하다, 되다), not (안, 못), and
+# the degree of a thing (잘, 더, 좀, 너무, 아주, 많이, 다, 또, 아예).
+SAY_LITTLE = {
+    ("하", "VV"),
+    ("되", "VV"),
+    *((word, "MAG") for word in ("안", "못", "잘", "더", "좀", "너무", "아주", "많이", "다")),
+    *((word, "MAG") for word in ("또", "아예", "전부", "모두", "다시", "이미", "계속")),
+}
+
+
+def says_little(word):
+    """Whether a word of the search (a run without spaces) is Korean made only of morphemes
+    that say little by themselves (`안`, `못`, `하고`, `너무`): a word too common in Korean
+    to tell cases apart, as `the` is in English."""
+    if not HANGUL_ONLY.fullmatch(word or ""):
+        return False
+    tokens = analyser().tokenize(word)
+    return bool(tokens) and all(
+        FUNCTION_TAGS.match(token.tag) or (token.form, token.tag.split("-")[0]) in SAY_LITTLE
+        for token in tokens
+    )

@@ -35,6 +35,7 @@ from django.utils.safestring import mark_safe
 
 from cases import ranking
 from cases.languages import LocalizedText
+from cases.listing import korean
 from cases.listing.tsquery import AnyOfQuery, LibraryQuery, tsquery_sql, units, web_search_parts
 from cases.models import Case
 from cases.patterns import any_case_id
@@ -150,7 +151,10 @@ class Search:
     def __init__(self, text):
         self.text = text
         wanted, self.excluded = units(text)
-        self.wanted = wanted[:MAX_UNITS]
+        self.said = wanted[:MAX_UNITS]
+        # The words that tell cases apart weigh; Korean ones that say little (`안`, `하고`)
+        # only count in the match of every word, as English stop words do not at all.
+        self.wanted = [unit for unit in self.said if not korean.says_little(unit)] or self.said
 
     @cached_property
     def every_unit(self):
@@ -170,7 +174,7 @@ class Search:
         """The Meaning of the words (meaning/nearest.py): none for a precise search."""
         if self.precise or not self.wanted:
             return nearest.Meaning()
-        return nearest.meaning(" ".join(self.wanted))
+        return nearest.meaning(" ".join(self.said))
 
     def found_through(self, case_id):
         """Whether the search found a case by meaning alone, through its English texts that
