@@ -13,7 +13,7 @@ from django.db.models import Q
 from django.utils import timezone, translation
 
 from cases import translations
-from cases.admin import translation_queue_counts
+from cases.admin.index import translation_queue_counts
 from cases.exchange.format import parse_timestamp, same_case
 from cases.models import Case, Term
 from cases.review.history import change_message

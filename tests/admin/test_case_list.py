@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 import pytest
 from django.contrib.admin.views.main import ChangeList
 
-from cases.admin import FILTER_ORGANISATIONS
+from cases.admin.filters import FILTER_ORGANISATIONS
 
 from ..conftest import logged_in
 from ..library import REVIEWED, plain_case, store
