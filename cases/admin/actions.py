@@ -1,17 +1,100 @@
 """The case list's bulk review actions: approve, or return to draft, the selected cases.
 
 Each asks first on a page showing each case's version, then acts on those still as shown
-(cases/review/workflow.py), one write a case, and says what it did to which.
+(cases/review/workflow.py), one write a case, and says what it did to which. The two differ
+only in what they do to a case and what they say (BulkReview): the rule is review_selected.
 """
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy, ngettext, ngettext_lazy
 
 from cases.models import Case
 from cases.review import workflow as review
+
+
+def shown_version(request, case):
+    """The version of `case` its confirmation page showed (ReviewActions.confirmation)."""
+    return request.POST.get(f"version-{case.pk}")
+
+
+def approve(case, request):
+    """Approve `case` as shown; a reviewed case only if "approve again" was ticked."""
+    review.approve(
+        case.pk,
+        request.user,
+        seen_version=shown_version(request, case),
+        again=bool(request.POST.get("approve_again")),
+    )
+
+
+def return_to_draft(case, request):
+    """Return `case` to draft as shown."""
+    review.return_to_draft(case.pk, request.user, seen_version=shown_version(request, case))
+
+
+@dataclass(frozen=True)
+class BulkReview:
+    """What one bulk review action does to each case, and what it says then.
+
+    `act(case, request)` does it to one case, or raises `already` if the case already was
+    as asked; `left` is said of those, `done` of the cases acted on (each with their count
+    and ids), `refused` of each refusal.
+    """
+
+    confirmation_template: str
+    title: str
+    act: Callable
+    already: type[Exception]
+    left: str
+    done: str
+    refused: str
+    # Whether `done` is said, as a warning, of no case at all (each deleted meanwhile).
+    says_none_done: bool = False
+
+
+BULK_APPROVAL = BulkReview(
+    confirmation_template="approve_selected_confirmation.html",
+    title=gettext_lazy("Approve cases"),
+    act=approve,
+    already=review.AlreadyReviewed,
+    left=gettext_lazy("Already reviewed, left as they were: %(ids)s."),
+    done=ngettext_lazy(
+        "%(count)d case approved: %(ids)s.",
+        "%(count)d cases approved: %(ids)s.",
+        "count",
+    ),
+    refused=gettext_lazy("%(refusal)s It was not approved."),
+)
+
+BULK_RETURN = BulkReview(
+    confirmation_template="return_selected_confirmation.html",
+    title=gettext_lazy("Return cases to draft"),
+    act=return_to_draft,
+    already=review.AlreadyDraft,
+    left=ngettext_lazy(
+        "%(count)d case was already a draft, left as it was: %(ids)s.",
+        "%(count)d cases were already drafts, left as they were: %(ids)s.",
+        "count",
+    ),
+    done=ngettext_lazy(
+        "%(count)d case returned to draft: %(ids)s.",
+        "%(count)d cases returned to draft: %(ids)s.",
+        "count",
+    ),
+    refused=gettext_lazy("%(refusal)s It was not returned to draft."),
+    says_none_done=True,
+)
+
+
+def cases_named(ids):
+    """What a bulk review's messages say of some cases: their count and ids."""
+    return {"count": len(ids), "ids": ", ".join(ids) or "-"}
 
 
 class ReviewActions:
@@ -20,95 +103,39 @@ class ReviewActions:
     @admin.action(permissions=["review"], description=gettext_lazy("Approve the selected cases"))
     def approve_selected(self, request, queryset):
         """Ask first, showing each case's version; then approve those still as shown."""
-        cases = self.chosen(request, queryset)
-        if cases is None:
-            return None
-        if not request.POST.get("post"):
-            return self.confirmation(
-                request, "approve_selected_confirmation.html", _("Approve cases"), cases
-            )
-        approved, kept, refused = review.for_each(
-            cases,
-            lambda case: review.approve(
-                case.pk,
-                request.user,
-                seen_version=request.POST.get(f"version-{case.pk}"),
-                again=bool(request.POST.get("approve_again")),
-            ),
-            review.AlreadyReviewed,
-        )
-        if approved:
-            self.message_user(
-                request,
-                ngettext(
-                    "%(count)d case approved: %(ids)s.",
-                    "%(count)d cases approved: %(ids)s.",
-                    len(approved),
-                )
-                % {"count": len(approved), "ids": ", ".join(approved)},
-                messages.SUCCESS,
-            )
-        if kept:
-            self.message_user(
-                request,
-                _("Already reviewed, left as they were: %(ids)s.") % {"ids": ", ".join(kept)},
-                messages.INFO,
-            )
-        for refusal in refused:
-            self.message_user(
-                request,
-                _("%(refusal)s It was not approved.") % {"refusal": refusal},
-                messages.ERROR,
-            )
-        return None
+        return self.review_selected(request, queryset, BULK_APPROVAL)
 
     @admin.action(
         permissions=["review"], description=gettext_lazy("Return the selected cases to draft")
     )
     def return_selected_to_draft(self, request, queryset):
         """Ask first, showing each case's version; then return those still as shown."""
+        return self.review_selected(request, queryset, BULK_RETURN)
+
+    def review_selected(self, request, queryset, action):
+        """The rule of both bulk review actions: ask first, showing each case's version;
+        then do `action` (a BulkReview) to those still as shown, and say what was done to
+        which."""
         cases = self.chosen(request, queryset)
         if cases is None:
             return None
         if not request.POST.get("post"):
             return self.confirmation(
-                request, "return_selected_confirmation.html", _("Return cases to draft"), cases
+                request, action.confirmation_template, str(action.title), cases
             )
-        returned, drafts, refused = review.for_each(
-            cases,
-            lambda case: review.return_to_draft(
-                case.pk, request.user, seen_version=request.POST.get(f"version-{case.pk}")
-            ),
-            review.AlreadyDraft,
+        done, left, refused = review.for_each(
+            cases, lambda case: action.act(case, request), action.already
         )
-        if returned or not (drafts or refused):
+        if done or (action.says_none_done and not (left or refused)):
             self.message_user(
                 request,
-                ngettext(
-                    "%(count)d case returned to draft: %(ids)s.",
-                    "%(count)d cases returned to draft: %(ids)s.",
-                    len(returned),
-                )
-                % {"count": len(returned), "ids": ", ".join(returned) or "-"},
-                messages.SUCCESS if returned else messages.WARNING,
+                action.done % cases_named(done),
+                messages.SUCCESS if done else messages.WARNING,
             )
-        if drafts:
-            self.message_user(
-                request,
-                ngettext(
-                    "%(count)d case was already a draft, left as it was: %(ids)s.",
-                    "%(count)d cases were already drafts, left as they were: %(ids)s.",
-                    len(drafts),
-                )
-                % {"count": len(drafts), "ids": ", ".join(drafts)},
-                messages.INFO,
-            )
+        if left:
+            self.message_user(request, action.left % cases_named(left), messages.INFO)
         for refusal in refused:
-            self.message_user(
-                request,
-                _("%(refusal)s It was not returned to draft.") % {"refusal": refusal},
-                messages.ERROR,
-            )
+            self.message_user(request, action.refused % {"refusal": refusal}, messages.ERROR)
         return None
 
     def chosen(self, request, queryset):
