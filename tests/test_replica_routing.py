@@ -30,8 +30,14 @@ PUBLIC_PAGES = (
     "/diagnose/?q=timeout",
     "/taxonomy/",
     "/orgs/",
+    "/cases/IL-0137/both",
+    "/sources/",
+    f"/orgs/{SEED_CASE['org_slug']}/",
+    f"/taxonomy/root_cause/{SEED_CASE['root_cause']}/",
     "/feed/",
+    "/sitemap.xml",
     "/api/taxonomy/",
+    "/api/cases/deleted/",  # its sync time too, from the server its answer is read from
 )
 
 

@@ -18,7 +18,7 @@ import json
 from contextlib import contextmanager
 from functools import wraps
 
-from django.db import DEFAULT_DB_ALIAS, connections, router, transaction
+from django.db import connections, router, transaction
 
 from cases.models import Case
 
@@ -53,8 +53,9 @@ def snapshot(using=None):
         yield
 
 
-def sync_time(using=DEFAULT_DB_ALIAS):
-    """The time a copy made from a snapshot taken after this call is complete up to.
+def sync_time(using=None):
+    """The time a copy made from a snapshot taken after this call is complete up to, on
+    `using` or else the database the router names for reading cases, as `snapshot()`.
 
     Every write that such a snapshot does not show has a `changed_at` at or after it: the
     write either starts later, or is in a transaction already open now, and a transaction
@@ -63,7 +64,7 @@ def sync_time(using=DEFAULT_DB_ALIAS):
     Reading other sessions' `xact_start` needs the same database role as they have (or
     pg_read_all_stats), as an app's own connections do.
     """
-    with connections[using].cursor() as cursor:
+    with connections[using or router.db_for_read(Case)].cursor() as cursor:
         cursor.execute(
             """
             SELECT least(statement_timestamp(), min(xact_start))
