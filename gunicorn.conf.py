@@ -38,7 +38,6 @@ def one_line(setting):
 
 
 env_int = one_line(environment.env_int)
-env_log_format = one_line(environment.env_log_format)
 env_log_level = one_line(environment.env_log_level)
 
 
@@ -88,7 +87,16 @@ def debug():
         return False
 
 
-logconfig_dict = gunicorn_logging(env_log_format(debug()), loglevel.upper(), ACCESS_LOG)
+def log_format():
+    """LOG_FORMAT as the app reads it; a wrong value is the app's to report, as DEBUG's is
+    (text meanwhile, as gunicorn wrote anything but json before)."""
+    try:
+        return environment.env_log_format(debug())
+    except ImproperlyConfigured:
+        return "text"
+
+
+logconfig_dict = gunicorn_logging(log_format(), loglevel.upper(), ACCESS_LOG)
 
 # Metrics: every worker writes its values to one folder, which the master's metrics server
 # (METRICS_ADDRESS, not the public port) adds up.

@@ -66,6 +66,25 @@ def test_gunicorn_names_a_missing_or_wrong_setting_in_one_line(env, message):
     assert "Traceback" not in result.stderr
 
 
+def test_gunicorn_leaves_a_wrong_log_format_for_the_app_to_name():
+    """LOG_FORMAT is the app's setting, as DEBUG is: gunicorn.conf.py reads it for its own
+    lines, but a wrong value is named by the app, in the words of every other setting."""
+    base = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY", "DATABASE_URL")}
+    result = subprocess.run(
+        [sys.executable, "-m", "gunicorn", "incidentlib.wsgi"],
+        cwd=ROOT,
+        env=base
+        | {"SECRET_KEY": GOOD_KEY, "DATABASE_URL": "postgres://x@localhost/x"}
+        | {"GUNICORN_BIND": "127.0.0.1:0", "LOG_FORMAT": "xml"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert "Error: incidentlib is not configured: LOG_FORMAT must be json or text" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_without_debug_there_is_no_default_secret_key():
     result = load_settings(DATABASE_URL="postgres://x@localhost/x")
     assert result.returncode == 0, result.stderr
