@@ -54,25 +54,23 @@ def term_score(weights):
 
 
 # How well a case must have a word to count half of its rarity (saturated): a word said once in
-# the title (ts_rank about 0.6), or in a few forms in the other texts; in a case of the usual
-# length, TYPICAL_LENGTH distinct words and forms in its search vector (a case of the real
-# corpus has 70 to 900, 400 on average). A longer case must have it better, a shorter one
-# less: BM25's length normalisation, by LENGTH_WEIGHT (its b).
+# the title (ts_rank about 0.6), or in a few forms in the other texts, in a case of the usual
+# length: TYPICAL_LENGTH words in its search vector, counting each form and each position (a
+# case of the real corpus has 130 to 1,500, 680 on average). A longer case must have it better,
+# a shorter one less: BM25's length normalisation (ts_rank's normalisation 2 divides the rank
+# by that length, read from the vector ts_rank reads anyway).
 HALF_SATURATION = 0.6
-TYPICAL_LENGTH = 400
-LENGTH_WEIGHT = 0.75
+TYPICAL_LENGTH = 700
+BY_LENGTH = 2
 
 
-def saturated(rank, length, operands=1):
-    """How well a case has a word, from 0 to 1, of its ts_rank (`rank`, an expression) for the
-    word's query and the length of its search vector (`length`, an expression): BM25's
-    saturation, rank / (rank + HALF_SATURATION, more for a long case), so that a long text
-    saying a word in many forms (each form of a Korean word found by its prefix adds to
-    ts_rank: `배포가`, `배포를`, `배포된`) does not outweigh a rarer word. ts_rank divides the
-    rank of a query of alternatives (`'멈추':* | '멈췄':*`) by their number, `operands`: that
-    is undone, so that a word read in several forms counts as much as one read in one."""
-    rank = Cast(rank, FloatField()) * Value(float(operands))
-    half = Value(HALF_SATURATION * (1 - LENGTH_WEIGHT)) + Value(
-        HALF_SATURATION * LENGTH_WEIGHT / TYPICAL_LENGTH
-    ) * Cast(length, FloatField())
-    return Value(1.0) - half / (rank + half)
+def saturated(rank, operands=1):
+    """How well a case has a word, from 0 to 1, of its ts_rank divided by its length (`rank`,
+    an expression: ts_rank with normalisation BY_LENGTH): BM25's saturation, rank / (rank +
+    HALF_SATURATION) at the typical length, so that a long text saying a word in many forms
+    (each form of a Korean word found by its prefix adds to ts_rank: `배포가`, `배포를`,
+    `배포된`) does not outweigh a rarer word. ts_rank divides the rank of a query of
+    alternatives (`'멈추':* | '멈췄':*`) by their number, `operands`: that is undone, so that a
+    word read in several forms counts as much as one read in one."""
+    rank = Cast(rank, FloatField()) * Value(float(operands * TYPICAL_LENGTH))
+    return Value(1.0) - Value(HALF_SATURATION) / (rank + Value(HALF_SATURATION))

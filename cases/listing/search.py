@@ -28,7 +28,7 @@ from django.db.models import (
 )
 from django.db.models import Case as DbCase
 from django.db.models.expressions import OrderBy, RawSQL, Window
-from django.db.models.functions import Length, Rank
+from django.db.models.functions import Rank
 from django.db.models.lookups import GreaterThan
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
@@ -296,8 +296,12 @@ class Search:
         return sum(
             (
                 ranking.saturated(
-                    SearchRank(F("search_vector"), query, weights=WEIGHTS),
-                    Length(F("search_vector")),
+                    SearchRank(
+                        F("search_vector"),
+                        query,
+                        weights=WEIGHTS,
+                        normalization=Value(ranking.BY_LENGTH),
+                    ),
                     query.operands,
                 )
                 * Value(ranking.idf(count, size))
