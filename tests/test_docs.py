@@ -94,3 +94,26 @@ def test_every_file_the_manual_names_exists(document):
         if name.split("/")[0] in top_level and not list(ROOT.glob(name.rstrip("/")))
     }
     assert sorted(missing) == []
+
+
+# Where the code and the configuration send a reader: (README, "Configuration"), or
+# (docs/caching.md, "The planner told what a match costs").
+POINTER = re.compile(r"\b(README|docs/[\w-]+\.md), \"([^\"]+)\"")
+
+
+def test_every_section_the_code_and_configuration_point_at_is_there():
+    """A comment that sends the reader to a part of the README or of docs/ names a file and a
+    part of it (a heading, or a point in bold) that exist: the manual moved, its pointers too."""
+    files = [ROOT / name for name in ("compose.yaml", ".env.example", "Makefile", "Dockerfile")]
+    files += [ROOT / "gunicorn.conf.py", ROOT / "manage.py"]
+    for package in ("cases", "incidentlib", "ingest", "meaning", "deploy", "bench"):
+        files += sorted((ROOT / package).rglob("*.py"))
+    broken = []
+    for path in files:
+        for document, part in POINTER.findall(path.read_text(encoding="utf-8")):
+            target = ROOT / ("README.md" if document == "README" else document)
+            text = target.read_text(encoding="utf-8") if target.is_file() else ""
+            headings = re.findall(r"^#{1,6} +(.+?) *$", text, re.M)
+            if part not in headings and f"**{part}" not in text:
+                broken.append(f"{path.relative_to(ROOT)}: {document}, {part!r}")
+    assert broken == []
