@@ -9,12 +9,13 @@ writes the batch before:
 - in two threads taking the batches in turn (`Ahead`), each over a connection of its own
   (nothing here reads the library); a small import, for which threads and connections of
   their own cost more than they save, derives them in its own thread (`InPlace`);
-- the Korean vectors here, in Python: the words come from PostgreSQL itself (one
-  `to_tsvector('simple', ...)` query per batch, so that its parser decides what a word is),
-  and so do the 'english' lexemes of a word's leading run; only the endings, a matter of
-  characters, are made here. They must be exactly what cases_korean_tsvector gives, so that
-  a search finds the same cases whoever wrote them: tests/test_korean_vectors.py holds the
-  two to the same result on many texts;
+- the Korean vectors by the database's own rule (cases_korean_tsvector's parts, in
+  cases/migrations/0027_korean_tokens.py): the words of each text and whether they give their
+  endings (one query per batch), and the tokens of each word the run has not met yet (one
+  more); `KoreanVectors` remembers each word's tokens from one batch to the next and puts
+  them at the word's positions, which is what cases_korean_tsvector does text by text. A
+  run meets most of its words in its first batches: the rule runs once a word, not once a
+  text. tests/test_korean_vectors.py holds the two to the same result on many texts;
 - the whole vectors with the database's own functions, given those Korean vectors.
 
 The import writes them with the case rows, and the trigger keeps them. They travel in
@@ -34,14 +35,7 @@ from psycopg.errors import ProgramLimitExceeded
 from psycopg.pq import Format
 
 from cases.exchange.connection_thread import ConnectionThread
-from cases.languages import HANGUL
 from cases.models import BILINGUAL_FIELDS
-
-# As in cases_korean_tsvector: a text is read up to its first 100,000 characters; only words
-# of at most 32 characters, in a text of at most 20,000, give their endings.
-TEXT_LIMIT = 100_000
-ENDING_WORD_LIMIT = 32
-ENDING_TEXT_LIMIT = 20_000
 
 # One entry of a tsvector as PostgreSQL writes it: 'lexeme':1,5 (a quote doubled, a
 # backslash doubled; to_tsvector gives positions and no weights).
@@ -50,13 +44,7 @@ ENTRY = re.compile(r"'((?:[^'\\]++|''|\\.)*+)':([0-9,]+)")
 # learns them again as they come): the memory of a run stays flat however varied its
 # vocabulary.
 KNOWN_LIMIT = 200_000
-LEAD = re.compile(f"^[^{HANGUL}]+")
-FIRST_SYLLABLE, LAST_SYLLABLE = HANGUL.split("-")
 UNESCAPE = re.compile(r"''|\\(.)")
-
-
-def _hangul(character):
-    return FIRST_SYLLABLE <= character <= LAST_SYLLABLE  # a comparison: the import's hot loop
 
 
 def _quoted(lexeme):
@@ -241,69 +229,50 @@ class _Deriving:
 
 
 class KoreanVectors:
-    """Derives Korean vectors over the import's connection, remembering what it derived of
-    each word from one batch to the next."""
+    """Derives Korean vectors over the import's connection, as cases_korean_tsvector does,
+    remembering the tokens of each word from one batch to the next."""
 
     def __init__(self, cursor, limit=KNOWN_LIMIT):
         self.cursor = cursor
         self.limit = limit
-        # Of each word (as PostgreSQL quotes it), its tokens without their positions: itself,
-        # with its endings (known[True]) or without (known[False]), then its run's.
+        # Of each word (as PostgreSQL quotes it), its tokens (quoted) without their
+        # positions: with its endings (known[True]) or without (known[False]).
         self.known = {True: {}, False: {}}
 
     def vectors(self, texts):
         """The tsvector (as text) of each Korean text, as cases_korean_tsvector gives it."""
-        texts = list(texts)
         with binding(self.cursor) as cursor:
             cursor.execute(
-                "SELECT to_tsvector('simple'::regconfig, left(coalesce(body, ''), %s::integer))"
-                "::text FROM unnest(%b::text[]) WITH ORDINALITY AS text(body, n) ORDER BY n",
-                [TEXT_LIMIT, texts],
+                "SELECT cases_korean_words(body)::text, coalesce(cases_korean_endings(body), false)"
+                " FROM unnest(%b::text[]) WITH ORDINALITY AS text(body, n) ORDER BY n",
+                [list(texts)],
             )
-            words = [ENTRY.findall(vector) for (vector,) in cursor.fetchall()]
-        self._learn({word for entries in words for word, _positions in entries})
-        return [self._vector(entries, text) for entries, text in zip(words, texts, strict=True)]
+            words = [(ENTRY.findall(vector), endings) for vector, endings in cursor.fetchall()]
+        needed = {True: set(), False: set()}
+        for entries, endings in words:
+            needed[endings].update(word for word, _positions in entries)
+        if sum(map(len, [*self.known.values(), *needed.values()])) > self.limit:
+            self.known = {True: {}, False: {}}
+        for endings, known in self.known.items():
+            self._learn(needed[endings] - known.keys(), endings, known)
+        return [self._vector(entries, endings) for entries, endings in words]
 
-    def _vector(self, entries, text):
-        """Each word as it is, and, of a word holding Hangul, its endings (each starting with
-        a Hangul syllable, from its second character to its last but one; only of words of
-        at most 32 characters in a text of at most 20,000), then its leading run and that
-        run's 'english' lexemes; all at the word's positions."""
-        tokens = self.known[text is not None and len(text) <= ENDING_TEXT_LIMIT]
+    def _vector(self, entries, endings):
+        """The tokens of each word, at the word's positions."""
+        tokens = self.known[endings]
         return " ".join(
             f":{positions} ".join(tokens[word]) + f":{positions}" for word, positions in entries
         )
 
-    def _learn(self, words):
-        """The tokens of each of these words not known yet."""
-        if len(self.known[True]) + len(words) > self.limit:
-            self.known = {True: {}, False: {}}
-        words = words - self.known[True].keys()
-        runs = {}
-        for escaped in words:
-            word = UNESCAPE.sub(lambda m: m[1] or "'", escaped)
-            itself = f"'{escaped}'"
-            if not any(map(_hangul, word)):
-                self.known[True][escaped] = self.known[False][escaped] = (itself,)
-                continue
-            endings = (
-                [_quoted(word[start:]) for start in range(1, len(word) - 1) if _hangul(word[start])]
-                if len(word) <= ENDING_WORD_LIMIT
-                else []
-            )
-            self.known[True][escaped] = (itself, *endings)
-            self.known[False][escaped] = (itself,)
-            if lead := LEAD.match(word):
-                runs.setdefault(lead[0], []).append(escaped)
-        if not runs:
+    def _learn(self, words, endings, known):
+        """The tokens of each of these words, with its endings or without, into `known`."""
+        words = {UNESCAPE.sub(lambda m: m[1] or "'", escaped): escaped for escaped in words}
+        if not words:
             return
         self.cursor.execute(
-            "SELECT run, ARRAY(SELECT lexeme FROM unnest(to_tsvector('english'::regconfig, run)))"
-            " FROM unnest(%s::text[]) AS run",
-            [list(runs)],
+            "SELECT word, array_agg(token) FROM cases_korean_tokens("
+            "array_to_tsvector(%s::text[]), %s) GROUP BY word",
+            [list(words), endings],
         )
-        for run, lexemes in self.cursor.fetchall():
-            tokens = (_quoted(run), *map(_quoted, lexemes))
-            for escaped in runs[run]:
-                self.known[True][escaped] += tokens
-                self.known[False][escaped] += tokens
+        for word, tokens in self.cursor.fetchall():
+            known[words[word]] = tuple(map(_quoted, tokens))
