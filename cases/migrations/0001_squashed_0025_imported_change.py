@@ -91,8 +91,8 @@ $$;
 -- id, the title (A); the summary, the organisation's name (B); the trigger, symptoms,
 -- detection and lessons, joined (C); the remediation steps, joined (D); each text in English,
 -- then in Korean. An import derives them in its own process, a batch ahead of its writes
--- (cases/exchange/vectors.py: the Korean vectors in Python, as cases_korean_tsvector would;
--- tests/test_korean_vectors.py holds the two to the same result; the rest with the functions
+-- (cases/exchange/vectors.py: the Korean vectors by cases_korean_tsvector's own rule, asked
+-- once a word, as migration 0027 has it; the rest with the functions
 -- below, over a connection of its own), and writes them with the case rows, with
 -- `incidentlib.vectors` set to `given` for its transaction: the trigger then keeps them.
 
