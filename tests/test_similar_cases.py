@@ -282,3 +282,19 @@ def test_a_kept_list_shows_neither_hidden_drafts_nor_deleted_cases(client, libra
     Case.objects.filter(id="S-1").delete()
     ids, _ = shown_similar(client.get("/cases/S-0").content.decode())
     assert ids == ["S-2", "S-7", "S-3", "S-4"]
+
+
+def test_the_lists_naming_a_deleted_case_are_made_again_at_the_workers_next_run(client, library):
+    """A case deleted is left out of the kept lists at once (the page reads the cases as they
+    are); the worker's next run makes again the lists that named it, as it does those that
+    name a case written, so that a page shows its five again within minutes, not a day."""
+    from cases.discover import kept
+    from cases.models import SimilarCases
+
+    kept.refresh()
+    assert "S-1" in SimilarCases.objects.get(case_id="S-0").similar_ids
+    Case.objects.filter(id="S-1").delete()
+    kept.refresh()
+    assert "S-1" not in SimilarCases.objects.get(case_id="S-0").similar_ids
+    ids, _ = shown_similar(client.get("/cases/S-0").content.decode())
+    assert ids == SimilarCases.objects.get(case_id="S-0").similar_ids

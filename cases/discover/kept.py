@@ -9,7 +9,8 @@ minute), makes again, within a time budget:
 1. the lists of the cases written since their list was made (the case row's `xmin` is no
    longer the one the list was made from), and of the cases that have none yet;
 2. the lists that name one of those cases (its terms, or its being public, may have
-   changed), and those of the cases now in their new lists (the likeness goes both ways);
+   changed) or a case deleted since, and those of the cases now in their new lists (the
+   likeness goes both ways);
 3. the lists checked longest ago, so that every list is made again at least every
    SIMILAR_CASES_MAX_AGE seconds (each run takes its share, oldest first).
 
@@ -176,12 +177,13 @@ def refresh(budget=BUDGET, batch=20):
     """One run of the worker's keeping (the module's docstring); returns how many lists it
     made. Stops after `budget` seconds, between batches."""
     deadline = time.monotonic() + budget
-    # Rows of cases deleted since (by any means).
+    # Rows of cases deleted since (by any means): the lists naming them are made again too.
     with connection.cursor() as cursor:
         cursor.execute(
             "DELETE FROM cases_similarcases s WHERE NOT EXISTS "
-            "(SELECT 1 FROM cases_case c WHERE c.id = s.case_id)"
+            "(SELECT 1 FROM cases_case c WHERE c.id = s.case_id) RETURNING s.case_id"
         )
+        deleted = [row[0] for row in cursor.fetchall()]
     made = 0
     done = set()
 
@@ -201,7 +203,7 @@ def refresh(budget=BUDGET, batch=20):
     changed = changed_ids()  # those written since their list first, then those with none
     named, finished = run(changed)
     if finished:
-        _, finished = run([*naming(changed), *sorted(named)])
+        _, finished = run([*naming([*changed, *deleted]), *sorted(named)])
     if finished:
         run(due_ids())
     return made
