@@ -23,6 +23,30 @@ SEED = Path(__file__).resolve().parent / "data" / "seed-IL-0137.json"
 GOOD_KEY = "a-production-key-that-is-long-and-random-enough-1234567890"
 
 
+def own_redis_database_for_each_worker():
+    """pytest-xdist's workers share one Redis, and each empties its cache before every test
+    (`empty_cache`, Redis's FLUSHDB): so worker gwN uses REDIS_URL's database number plus N,
+    its subprocesses too (REDIS_URL=redis://127.0.0.1:6379/1 with `-n 2`: databases 1 and 2)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    from django.conf import settings
+    from django.test.signals import setting_changed
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    url = os.environ.get("REDIS_URL", "")
+    if not worker.startswith("gw") or not url.startswith(("redis://", "rediss://")):
+        return
+    parts = urlsplit(url)
+    number = int(parts.path.strip("/") or 0) + int(worker[2:])
+    url = urlunsplit(parts._replace(path=f"/{number}"))
+    os.environ["REDIS_URL"] = settings.REDIS_URL = url
+    settings.CACHES["default"]["LOCATION"] = url
+    setting_changed.send(sender=None, setting="CACHES", value=settings.CACHES, enter=True)
+
+
+own_redis_database_for_each_worker()
+
+
 @pytest.fixture(autouse=True)
 def empty_cache():
     """Each test starts with empty caches (a shared Redis keeps entries across runs)."""
@@ -463,3 +487,29 @@ BREAKS_INSIDE_WORDS = """
   return {lines, found};
 }
 """
+
+
+# The run on the embedded PostgreSQL ------------------------------------------------------
+
+# The modules whose outcome depends on which database server and cache a run has: the
+# database's own SQL (triggers, functions, text search, the migrations), the queries a page
+# costs and the cache in front of them, and incidentlib.localdb itself. `.ci/run` runs the
+# whole suite against the PostgreSQL server and Redis, and these again (`-m embedded`) on the
+# embedded PostgreSQL (another major version) with each process's own memory as the cache.
+EMBEDDED = {
+    "test_caching",
+    "test_database_sql",
+    "test_facet_counts_kept",
+    "test_korean_vectors",
+    "test_localdb",
+    "test_migrations",
+    "test_query_budgets",
+    "test_search",
+    "test_search_korean_words",
+}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.module.__name__.rpartition(".")[2] in EMBEDDED:
+            item.add_marker(pytest.mark.embedded)
