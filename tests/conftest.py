@@ -398,6 +398,17 @@ def browser_page(browser):
     return page
 
 
+@pytest.fixture
+def draft_and_reviewer(tmp_path, settings):
+    """A draft, T-1, and a reviewer, rita, for a browser in the admin."""
+    # The live server speaks plain http: cookies must not ask for https.
+    settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
+    case = make_case("T-1")
+    case["title"]["en"] = "A draft waiting for its reviewer"
+    import_cases(write_json(tmp_path / "draft.json", case))
+    make_staff("rita", reviewer=True)
+
+
 def pdf_text(pdf):
     pdftotext = shutil.which("pdftotext")
     if pdftotext is None:

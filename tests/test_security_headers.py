@@ -9,11 +9,8 @@ from .conftest import (
     CHROMIUM,
     STAFF_PASSWORD,
     change_url,
-    import_cases,
-    make_case,
     make_staff,
     on_ci,
-    write_json,
 )
 from .library import REVIEWED, plain_case, six_cases, store
 
@@ -106,16 +103,6 @@ def test_static_files_send_the_policy_and_nosniff(settings):
 
 # The admin works in a real Chromium under the Content Security Policy: autocomplete,
 # adding an inline row and the review buttons, with no violation reported by the browser.
-
-
-@pytest.fixture
-def draft_and_reviewer(tmp_path, settings):
-    # The live server speaks plain http: cookies must not ask for https.
-    settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
-    case = make_case("T-1")
-    case["title"]["en"] = "A draft waiting for its reviewer"
-    import_cases(write_json(tmp_path / "draft.json", case))
-    make_staff("rita", reviewer=True)
 
 
 @pytest.mark.browser

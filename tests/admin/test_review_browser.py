@@ -3,39 +3,11 @@
 Debian's `chromium` (`.ci/run` installs it), driven by Playwright; never a downloaded browser.
 """
 
-import os
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from ..conftest import STAFF_PASSWORD, import_cases, make_case, make_staff, write_json
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def on_ci(environ=os.environ):
-    return environ.get("CI", "").lower() not in ("", "0", "false")
-
-
-def chromium(path=CHROMIUM, environ=os.environ):
-    """The browser to drive: skipped without it, except on CI, where it must be there."""
-    if path.exists():
-        return path
-    reason = f"needs Debian's chromium at {path}"
-    if on_ci(environ):
-        pytest.fail(f"CI is set: the browser test {reason} (.ci/run installs it)")
-    pytest.skip(reason)
+from ..conftest import CHROMIUM, STAFF_PASSWORD, chromium, on_ci
 
 
 def test_without_chromium_the_browser_test_is_skipped_locally():
@@ -47,38 +19,6 @@ def test_without_chromium_the_browser_test_is_skipped_locally():
 def test_without_chromium_the_browser_test_fails_on_ci(value):
     with pytest.raises(pytest.fail.Exception, match="CI is set"):
         chromium(Path("/nonexistent/chromium"), {"CI": value})
-
-
-@contextmanager
-def launched_chromium():
-    """Debian's Chromium driven by Playwright, closed at the end (every browser test's)."""
-    from playwright.sync_api import sync_playwright
-
-    executable = chromium()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(executable), args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-@pytest.fixture
-def browser_page():
-    with launched_chromium() as browser:
-        page = browser.new_page(locale="en-GB")
-        page.set_default_timeout(20_000)
-        yield page
-
-
-@pytest.fixture
-def draft_and_reviewer(tmp_path, settings):
-    # The live server speaks plain http: cookies must not ask for https.
-    settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
-    case = make_case("T-1")
-    case["title"]["en"] = "A draft waiting for its reviewer"
-    import_cases(write_json(tmp_path / "draft.json", case))
-    make_staff("rita", reviewer=True)
 
 
 @pytest.mark.browser
