@@ -226,6 +226,14 @@ def open_case(client, case_id):
     return posted_form(response)
 
 
+def press(client, case_id, button, **changes):
+    """Post the case's change form with these changes and `button` pressed (`_approve`)."""
+    data = open_case(client, case_id)
+    data.update(changes)
+    data[button] = "yes"
+    return client.post(change_url(case_id), data)
+
+
 # The worker (incidentlib/worker.py) ------------------------------------------------------
 
 

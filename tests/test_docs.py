@@ -117,3 +117,18 @@ def test_every_section_the_code_and_configuration_point_at_is_there():
             if part not in headings and f"**{part}" not in text:
                 broken.append(f"{path.relative_to(ROOT)}: {document}, {part!r}")
     assert broken == []
+
+
+def test_no_test_module_imports_another():
+    """docs/development.md: helpers that several test files use live in tests/conftest.py and
+    tests/library.py; no test module imports another (it would run its tests' imports, and
+    tie a feature's tests to another's file)."""
+    importing = re.compile(
+        r"^\s*(?:from\s+(?:tests\.|\.+)(?:admin\.)?test_\w*|import\s+tests\.\S*test_)", re.M
+    )
+    found = [
+        str(path.relative_to(ROOT))
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        if importing.search(path.read_text(encoding="utf-8"))
+    ]
+    assert found == []

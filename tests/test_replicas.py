@@ -22,7 +22,7 @@ from django.db import DEFAULT_DB_ALIAS, connections
 
 from incidentlib import routers
 
-from .conftest import ROOT, SEED, make_staff, seed_case
+from .conftest import ROOT, SEED, make_staff, press, seed_case
 
 sys.path.insert(0, str(ROOT / "deploy"))
 from local_replication import ReplicatedPair, Unavailable  # noqa: E402
@@ -148,7 +148,6 @@ def test_a_client_that_posted_reads_the_primary_for_a_few_seconds(lagging, clien
 
 
 def test_a_reviewer_who_approves_a_case_sees_it_approved_at_once(lagging, client):
-    from tests.admin.test_review_actions import press
 
     reviewer = make_staff(f"rita{time.monotonic_ns()}", reviewer=True)
     client.force_login(reviewer)

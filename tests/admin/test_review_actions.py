@@ -13,7 +13,7 @@ from ..conftest import (
     logged_in,
     make_case,
     make_staff,
-    open_case,
+    press,
     write_json,
 )
 
@@ -36,13 +36,6 @@ def reviewed_by_someone_else(case_id):
         reviewed_by="olga", reviewer=other, reviewed_at=reviewed_at
     )
     return Case.objects.get(pk=case_id)
-
-
-def press(client, case_id, button, **changes):
-    data = open_case(client, case_id)
-    data.update(changes)
-    data[button] = "yes"
-    return client.post(change_url(case_id), data)
 
 
 def test_approve_makes_the_logged_in_reviewer_the_reviewer_now(client, seeded, reviewer):
