@@ -14,10 +14,11 @@ cases_korean_tokens for the words it has not seen yet in its run, and writes eac
 vector from them.
 """
 
-import importlib
 import re
 
 from django.db import migrations
+
+from cases.migrations._0001_sql import SEARCH_VECTOR
 
 KOREAN_TOKENS = r"""
 -- The words of a Korean text: up to its first 100,000 characters, the longest a case text
@@ -84,9 +85,8 @@ $$;
 def _squashed_korean_tsvector():
     """Back to 0026: cases_korean_tsvector as the squashed migration wrote it, taken from its
     text (a migration's own, never changed), not written a second time here."""
-    squashed = importlib.import_module("cases.migrations.0001_squashed_0025_imported_change")
     function = re.search(
-        r"CREATE FUNCTION cases_korean_tsvector\(.*?\$\$;", squashed.SEARCH_VECTOR, re.S
+        r"CREATE FUNCTION cases_korean_tsvector\(.*?\$\$;", SEARCH_VECTOR, re.S
     )[0]
     return function.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1)
 
