@@ -525,6 +525,33 @@ def test_a_long_search_counts_its_words_cases_in_one_query(
     assert len(long.captured_queries) == len(short.captured_queries)
 
 
+def test_a_word_the_statistics_show_common_is_not_counted(tmp_path, monkeypatch):
+    """A word, or the prefix of a Korean one, that PostgreSQL's statistics (ANALYZE) show in
+    many more than COMMON cases counts as common without its cases being counted: here the
+    statistics are left from before an edit that took the words out of all cases but one,
+    which counting would see. A library smaller than COMMON * 10 cases is counted."""
+    monkeypatch.setattr(search, "COMMON", 2)
+    store(
+        tmp_path,
+        *[
+            plain_case(
+                f"S-{n}",
+                summary={"en": f"The service broke {n}.", "ko": "배포가 실패했다."},
+            )
+            for n in range(25)
+        ],
+        plain_case("S-25", summary={"en": "A zanzibar quokka.", "ko": None}),
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE cases_case")
+    Case.objects.exclude(id__in=["S-0", "S-25"]).update(
+        summary_en="The relay broke.", summary_ko="멈췄다."
+    )
+    assert search.Search("service 배포 zanzibar").frequencies == (26, [3, 3, 1])
+    monkeypatch.setattr(search, "COMMON", 3)
+    assert search.Search("service 배포 zanzibar").frequencies == (26, [1, 1, 1])
+
+
 def test_common_words_alone_find_the_cases_having_the_most_of_them(client, tmp_path, monkeypatch):
     """With every word common (in more than COMMON cases), a search finds the cases having
     every word; with none having them all, those having all but one; never the cases having

@@ -130,6 +130,46 @@ WEIGHTS = [0.1, 0.2, 0.4, 1.0]
 MEANING_WEIGHT = 0.5
 FUSION_K = 10
 
+# How many times COMMON + 1 cases PostgreSQL's statistics must estimate a word in, for the word
+# to count as common without counting its cases (common_by_statistics): ANALYZE samples 30,000
+# cases, whose estimate of a word in thrice as many cases as COMMON is never off by as much.
+STATISTICS_MARGIN = 3
+
+# The most common words of the search vectors and the share of the cases having each, as
+# ANALYZE last sampled them (the 1,000 most common, with the statistics target of 100).
+STATISTICS_SQL = f"""
+    SELECT most_common_elems::text::text[] AS lexemes, most_common_elem_freqs AS freqs
+      FROM pg_stats
+     WHERE schemaname = current_schema() AND tablename = '{Case._meta.db_table}'
+       AND attname = 'search_vector'
+"""
+# A quoted lexeme of a tsquery's text form, and whether it is a prefix (`'배포':*`).
+QUOTED_LEXEME = r"'((?:[^']|'')*)'(:\*)?"
+
+
+def common_by_statistics(tsquery_sql, params):
+    """(SQL, params) of whether the statistics (the `statistics` and `library` of
+    Search._counts) show that more than COMMON cases have the tsquery: a query of one word or
+    prefix, or of alternatives (`'멈추':* | '멈췄':*`, nothing else), one of which is a word
+    that STATISTICS_MARGIN times COMMON + 1 cases have, or a prefix of such a word. Reading
+    the catalog costs nothing, where counting a common word's cases read hundreds of them.
+    Statistics of a small library (fewer than COMMON * 10 cases) are not read: counting
+    costs little there, and the statistics may be of other cases."""
+    sql = f"""EXISTS (
+        SELECT 1
+          FROM (SELECT {tsquery_sql} AS text) AS query,
+               statistics,
+               unnest(statistics.lexemes, statistics.freqs[1:cardinality(statistics.lexemes)])
+                   AS common(lexeme, freq),
+               regexp_matches(query.text, %s, 'g') AS asked
+         WHERE regexp_replace(query.text, %s, '', 'g') ~ '^[[:space:]|()]*$'
+           AND common.freq * (SELECT GREATEST(kept, counted) FROM library)
+               >= {STATISTICS_MARGIN * (COMMON + 1)}
+           AND (common.lexeme = replace(asked[1], '''''', '''')
+                OR (asked[2] IS NOT NULL
+                    AND starts_with(common.lexeme, replace(asked[1], '''''', '''')))))"""
+    return sql, [*params, QUOTED_LEXEME, QUOTED_LEXEME]
+
 
 class Search:
     """One search of the library: what it finds and in which order (the library's one
@@ -145,7 +185,8 @@ class Search:
     score, a BM25-like sum over the units of their rarity in the library (inverse document
     frequency) times how well the case has them (ts_rank: the title weighs most, repeats add
     less and less). How many cases have a unit is counted through the GIN index, stopping
-    past COMMON: one query for every unit at once, made only for a search of several units.
+    past COMMON: one query for every unit at once, made only for a search of several units;
+    a unit that PostgreSQL's statistics show to be common is not counted (_counts).
     """
 
     def __init__(self, text):
@@ -181,29 +222,52 @@ class Search:
         have no Korean translation yet."""
         return case_id in self.meaning.found
 
-    def _counts(self, queries):
-        """How many cases each tsquery finds, up to COMMON + 1 (through the GIN index), and the
-        library's size: one query."""
+    def _counts(self, queries, limit=None, lazily=False):
+        """How many cases each tsquery finds, up to COMMON + 1 (or `limit`), through the GIN
+        index, and the library's size: one query.
+
+        A query that PostgreSQL's statistics of the search vectors show to be common
+        (common_by_statistics) is not counted: its count is COMMON + 1, as counting would give.
+        With `lazily`, a query is counted only when every one before it finds no case (its count
+        is None otherwise)."""
         table = Case._meta.db_table
         connection = connections[router.db_for_read(Case)]
-        counts, params = [], []
-        for query in queries:
+        limit = limit or COMMON + 1
+        ctes, params = [], []
+        for n, query in enumerate(queries):
             sql, query_params = query.as_sql(None, connection)
-            counts.append(
+            count = (
                 f"(SELECT count(*) FROM (SELECT 1 FROM {table} WHERE search_vector @@ {sql}"
-                f" LIMIT {COMMON + 1}) AS unit)"
+                f" LIMIT {int(limit)}) AS unit)"
             )
-            params += query_params
+            if lazily and n:
+                # CASE reads a subquery only when it reaches it.
+                none_yet = " AND ".join(f"(SELECT n FROM count_{k}) = 0" for k in range(n))
+                count = f"CASE WHEN {none_yet} THEN {count} END"
+                params += query_params
+            elif limit == COMMON + 1 and not lazily:
+                common_sql, common_params = common_by_statistics(f"({sql})::text", query_params)
+                count = f"CASE WHEN {common_sql} THEN {COMMON + 1} ELSE {count} END"
+                params += [*common_params, *query_params]
+            else:
+                params += query_params
+            ctes.append(f"count_{n} AS (SELECT {count} AS n)")
+        columns = "".join(f", (SELECT n FROM count_{n})" for n in range(len(queries)))
         with connection.cursor() as cursor:
             cursor.execute(
-                f"""SELECT GREATEST(
-                        (SELECT reltuples FROM pg_class WHERE oid = %s::regclass),
-                        (SELECT count(*) FROM (SELECT 1 FROM {table} LIMIT {COMMON * 10}) AS c)
-                    ), {", ".join(counts)}""",
+                f"""WITH library AS (
+                        SELECT (SELECT reltuples FROM pg_class WHERE oid = %s::regclass) AS kept,
+                               (SELECT count(*) FROM (SELECT 1 FROM {table} LIMIT {COMMON * 10})
+                                    AS c) AS counted
+                    ), statistics AS (
+                        SELECT lexemes, freqs FROM ({STATISTICS_SQL}) AS s
+                         WHERE (SELECT counted FROM library) >= {COMMON * 10}
+                    ), {", ".join(ctes)}
+                    SELECT GREATEST(kept, counted){columns} FROM library""",
                 [table, *params],
             )
             size, *found = cursor.fetchone()
-        return max(int(size), *found, 1), found
+        return max(int(size), *(n for n in found if n is not None), 1), found
 
     @cached_property
     def frequencies(self):
@@ -217,29 +281,50 @@ class Search:
         every unit some case has is common, those having all of them, else all but one, else
         any (counted in one more query): a handful of common words would otherwise find most
         of the library."""
+        return self._found[0]
+
+    @cached_property
+    def _found(self):
+        """(the query of the cases found, how many cases it finds at least, at most: None
+        when not known from the counts made to choose it)."""
         if not self.several:
-            return self.every_unit
+            return self.every_unit, 0, None
         _, found = self.frequencies
         rare = [u for u, count in zip(self.wanted, found, strict=True) if 0 < count <= COMMON]
         if rare:
-            return AnyOfQuery.any_of(rare, self.excluded)
+            # Cases having any rare unit: no more than the sum of their counts.
+            at_most = sum(count for count in found if 0 < count <= COMMON)
+            return AnyOfQuery.any_of(rare, self.excluded), 0, at_most
         present = [u for u, count in zip(self.wanted, found, strict=True) if count]
         if len(present) < 2:
-            return AnyOfQuery.any_of(present or self.wanted, self.excluded)
-        return self._most_of(tuple(present))
-
-    @cached_property
-    def _most_units(self):
-        return {}
+            at_most = sum(found) if max(found, default=0) <= COMMON else None
+            return AnyOfQuery.any_of(present or self.wanted, self.excluded), 0, at_most
+        return self._most_of(present)
 
     def _most_of(self, present):
-        if present not in self._most_units:
-            every = AnyOfQuery([list(present)], self.excluded)
-            most = AnyOfQuery.all_but_one(list(present), self.excluded)
-            _, (with_every, with_most) = self._counts([every, most])
-            choice = every if with_every else most if with_most and len(present) > 2 else None
-            self._most_units[present] = choice or AnyOfQuery.any_of(present, self.excluded)
-        return self._most_units[present]
+        """The cases having every present unit, else all but one of them (more than two), else
+        any: one query counts the first, and the second only when no case has every unit,
+        each up to RANK_ALL + 1 (what ordered() needs to know)."""
+        every = AnyOfQuery([present], self.excluded)
+        most = AnyOfQuery.all_but_one(present, self.excluded)
+        counted = [every, most] if len(present) > 2 else [every]
+        _, (with_every, *with_most) = self._counts(counted, limit=RANK_ALL + 1, lazily=True)
+        if with_every:
+            return every, with_every, with_every if with_every <= RANK_ALL else None
+        if with_most and with_most[0]:
+            (count,) = with_most
+            return most, count, count if count <= RANK_ALL else None
+        return AnyOfQuery.any_of(present, self.excluded), 0, None
+
+    def few(self):
+        """Whether the search finds at most RANK_ALL cases (ordered()), when the counts made to
+        choose its query tell (the cases found by meaning added), else None."""
+        _, at_least, at_most = self._found
+        if at_least > RANK_ALL:
+            return False
+        if at_most is not None and at_most + len(self.meaning.found) <= RANK_ALL:
+            return True
+        return None
 
     def highlighted(self):
         """The tsquery whose words a snippet marks: any wanted unit."""
@@ -317,15 +402,20 @@ class Search:
         With at most RANK_ALL cases found in the library, those having every unit first, then
         by score, then the newest. Beyond that (common words alone), scoring would read every
         case found whole; the order is then the title matches first (their own small, indexed
-        vector), each group newest first. Which of the two applies is found by one count that
-        stops at RANK_ALL + 1."""
-        matches = Case.objects.filter(self.condition()).order_by().values("id")[: RANK_ALL + 1]
-        matches_sql, params = matches.query.sql_with_params()
-        few = RawSQL(
-            f"(SELECT count(*) <= %s FROM ({matches_sql}) AS matches)",
-            [RANK_ALL, *params],
-            output_field=BooleanField(),
-        )
+        vector), each group newest first. Which of the two applies is known from the counts
+        that chose the search's query (few()), else found by one count that stops at
+        RANK_ALL + 1."""
+        few = self.few()
+        if few is None:
+            matches = Case.objects.filter(self.condition()).order_by().values("id")
+            matches_sql, params = matches[: RANK_ALL + 1].query.sql_with_params()
+            few = RawSQL(
+                f"(SELECT count(*) <= %s FROM ({matches_sql}) AS matches)",
+                [RANK_ALL, *params],
+                output_field=BooleanField(),
+            )
+        else:
+            few = Value(few, output_field=BooleanField())
         every = Q(search_vector=self.every_unit) if self.several else Q(pk__isnull=False)
         return cases.annotate(
             every_unit=DbCase(When(few, then=ExpressionWrapper(every, BooleanField()))),
