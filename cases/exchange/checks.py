@@ -73,7 +73,7 @@ def is_date_time(value):
 
 @format_checker.checks("http-url")
 def is_http_url(value):
-    """The admin's own rule for an address (cases/models.py); what breaks the format's
+    """The admin's own rule for an address (cases/models/addresses.py); what breaks the format's
     pattern is the pattern's error alone."""
     if not isinstance(value, str):
         return True
