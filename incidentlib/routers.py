@@ -44,6 +44,7 @@ from django.db import DEFAULT_DB_ALIAS, Error, connections, router
 from django.utils.connection import ConnectionDoesNotExist
 
 from incidentlib import metrics
+from incidentlib.database_errors import first_line
 
 logger = logging.getLogger(__name__)
 
@@ -143,8 +144,7 @@ class ReplicaHealth:
                 streaming = _streaming(conn)
                 another_server = _another_server(conn)
         except psycopg.Error as error:
-            first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
-            return f"unreachable ({type(error).__name__}: {first_line})", None
+            return f"unreachable ({type(error).__name__}: {first_line(error)})", None
         if another_server:
             return "not a standby of the primary (out of recovery: promoted, or a copy)", None
         lag = float(lag)
@@ -335,7 +335,7 @@ class DatabaseRoutingMiddleware:
             alias,
             request.path,
             type(exception).__name__,
-            str(exception).strip().splitlines()[0] if str(exception).strip() else "",
+            first_line(exception),
         )
         metrics.REPLICA_FALLBACKS.labels("query failed").inc()
         health.forget(alias)

@@ -26,13 +26,13 @@ from dataclasses import dataclass, field
 
 from django.db import DatabaseError, connection, transaction
 
-from cases.database_errors import first_line
 from cases.exchange import gin_lists, vectors
 from cases.exchange.checks_across_cases import CaseChecks, no_progress
 from cases.exchange.records import CaseRecord, Problem
 from cases.exchange.writer import Refused, Writer
 from cases.models import Case, CaseTerm
 from cases.signals import cases_written
+from incidentlib.database_errors import first_line
 
 # Cases written from which the import refreshes PostgreSQL's statistics itself.
 ANALYZE_AFTER = 1000

@@ -21,7 +21,6 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 
 from cases import translations
-from cases.database_errors import first_line
 from cases.exchange import vectors
 from cases.exchange.checks_across_cases import newer_in_library, stored_case_ids
 from cases.exchange.format import (
@@ -37,6 +36,7 @@ from cases.models import LIST_FACETS, Case, Facet, ImportedChange, Organisation,
 from cases.models.links import CaseTerm, RelatedCase
 from cases.models.sources import Source
 from cases.models.steps import ActionItem, RemediationStep
+from incidentlib.database_errors import first_line
 
 
 class Refused(Exception):

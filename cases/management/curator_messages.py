@@ -6,7 +6,7 @@ from contextlib import contextmanager
 from django.core.management.base import CommandError
 from django.db import OperationalError, ProgrammingError
 
-from cases.database_errors import first_line
+from incidentlib.database_errors import first_line
 
 
 @contextmanager

@@ -1,4 +1,5 @@
-"""A database error told in one line, for a curator's command or the import's problems."""
+"""A database error told in one line: for a curator's command, the import's problems and the
+replica router's warnings."""
 
 
 def first_line(error):
