@@ -44,6 +44,7 @@ from cases.migrations._0001_sql import (
     SEARCH_VECTOR,
     WIDE_ROWS,
 )
+from cases.migrations._permissions import create_permissions_now
 
 
 # The planner told what a match costs -----------------------------------------------------------
@@ -88,15 +89,7 @@ REVIEWER_PERMISSIONS = {
 
 def create_reviewer_group(apps, schema_editor):
     """The Reviewer group: may edit cases and approve them (cases.review_case)."""
-    from django.contrib.auth.management import create_permissions
-    from django.contrib.contenttypes.management import create_contenttypes
-
-    # Permissions are normally made after all migrations; the group needs them now.
-    app_config = apps.get_app_config("cases")
-    app_config.models_module = True
-    create_contenttypes(app_config, apps=apps, verbosity=0)
-    create_permissions(app_config, apps=apps, verbosity=0)
-    app_config.models_module = None
+    create_permissions_now(apps, "cases")
     Group = apps.get_model("auth", "Group")
     Permission = apps.get_model("auth", "Permission")
     group, _created = Group.objects.get_or_create(name="Reviewer")

@@ -1,5 +1,7 @@
 from django.db import migrations
 
+from cases.migrations._permissions import create_permissions_now
+
 # Reviewers follow sources and review what they draft (dismissing an item changes it).
 REVIEWER_PERMISSIONS = {
     "followedsource": ["view", "add", "change"],
@@ -9,15 +11,7 @@ REVIEWER_PERMISSIONS = {
 
 def give_reviewers(apps, schema_editor):
     """The Reviewer group (cases migration 0002) may follow sources and dismiss items."""
-    from django.contrib.auth.management import create_permissions
-    from django.contrib.contenttypes.management import create_contenttypes
-
-    # Permissions are normally made after all migrations; the group needs them now.
-    app_config = apps.get_app_config("ingest")
-    app_config.models_module = True
-    create_contenttypes(app_config, apps=apps, verbosity=0)
-    create_permissions(app_config, apps=apps, verbosity=0)
-    app_config.models_module = None
+    create_permissions_now(apps, "ingest")
     group = apps.get_model("auth", "Group").objects.filter(name="Reviewer").first()
     if group is None:
         return
