@@ -4,6 +4,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 from contextlib import contextmanager
 from io import StringIO
 from pathlib import Path
@@ -312,8 +313,17 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-# Screenshots and PDFs the browser tests leave to be looked at (ignored by git).
-SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+# Screenshots and PDFs the browser tests leave to be looked at: a folder of this run's own,
+# made afresh (so that no test reads a file an earlier run left), shared by the run's
+# pytest-xdist workers through the environment they inherit, and named at the run's end.
+if "INCIDENTLIB_TEST_SCREENSHOTS" not in os.environ:
+    os.environ["INCIDENTLIB_TEST_SCREENSHOTS"] = tempfile.mkdtemp(prefix="incidentlib-screenshots-")
+SCREENSHOTS = Path(os.environ["INCIDENTLIB_TEST_SCREENSHOTS"])
+
+
+def pytest_terminal_summary(terminalreporter):
+    if any(SCREENSHOTS.iterdir()):
+        terminalreporter.write_line(f"Screenshots and printed pages: {SCREENSHOTS}")
 
 
 def on_ci(environ=os.environ):

@@ -2,8 +2,8 @@
 390 px, and on the admin's case change form: no critical and no serious violation.
 
 axe-core is the current release, vendored in tests/vendor/axe-core/ (`serious_violations` in
-tests/conftest.py says how to update it). Each page's screenshot is left in tests/screenshots/
-to be looked at.
+tests/conftest.py says how to update it). Each page's screenshot is left in the run's
+screenshots folder (tests/conftest.py) to be looked at.
 """
 
 import pytest

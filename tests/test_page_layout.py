@@ -1,7 +1,7 @@
 """The pages' layout in a real browser (Debian's Chromium): Korean lines break between words,
 never inside one; on a phone the filters, separators, short words and forms fit.
 
-Screenshots are left in tests/screenshots/ (ignored by git) to be looked at.
+Screenshots are left in the run's screenshots folder (tests/conftest.py) to be looked at.
 """
 
 import pytest

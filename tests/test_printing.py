@@ -2,7 +2,8 @@
 line printed in their place names the filters (a parameter's values as alternatives), the
 search and the order, in the page's language; each case's tags print on a line of their own.
 A printed case keeps its date and first address, without the screen's own links, and a long
-case prints to a clean PDF in both languages (left in tests/screenshots/ to be looked at).
+case prints to a clean PDF in both languages (left in the run's screenshots folder,
+tests/conftest.py, to be looked at).
 """
 
 import subprocess

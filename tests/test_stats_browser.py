@@ -4,7 +4,7 @@ English and in Korean; without JavaScript too; and in print.
 
 The charts were SVG drawings scaled to the width of the page: at 390 px their labels were
 about 7 px tall, and cut at 28 characters. Screenshots and the PDFs are left in
-tests/screenshots/ (ignored by git) to be looked at.
+the run's screenshots folder (tests/conftest.py) to be looked at.
 """
 
 import csv

@@ -3,7 +3,7 @@ each English text and its Korean starting at the same height, section by section
 stacked, section by section, with nothing wider than the window; axe-core finds nothing
 critical or serious, in either language, at either width.
 
-Screenshots are left in tests/screenshots/ to be looked at.
+Screenshots are left in the run's screenshots folder (tests/conftest.py) to be looked at.
 """
 
 import re
