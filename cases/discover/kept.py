@@ -26,6 +26,7 @@ import datetime
 import json
 import math
 import time
+from collections import defaultdict
 
 from django.db import connection, connections, router
 from django.db.models.expressions import RawSQL
@@ -94,18 +95,22 @@ def terms_of(case):
 
 def make(case_ids):
     """Make and keep the similar cases of these cases; returns the ids now in their lists."""
+    case_ids = list(case_ids)
     cases = (
         Case.objects.for_page()
         .filter(id__in=case_ids)
         .annotate(row_version=RawSQL(f"{Case._meta.db_table}.xmin::text", ()))
     )
+    # The cases relating to each, in one query for the batch (similar cases leave them out).
+    related_from = defaultdict(set)
+    for from_id, to_id in RelatedCase.objects.filter(to_case_id__in=case_ids).values_list(
+        "from_case_id", "to_case_id"
+    ):
+        related_from[to_id].add(from_id)
     named = set()
     now = timezone.now()
     for case in cases:
-        related = {link.to_case_id for link in case.related_links.all()}
-        related |= set(
-            RelatedCase.objects.filter(to_case=case).values_list("from_case_id", flat=True)
-        )
+        related = {link.to_case_id for link in case.related_links.all()} | related_from[case.id]
         found = similar_cases(case, exclude_ids=sorted(related))
         ids = [item.case.id for item in found]
         kept = [[item.case.id, item.score, [t.id for t in item.shared_terms]] for item in found]
