@@ -7,8 +7,10 @@ The corpus is the real cases of fixtures/cases/ and bench/search_quality/cases/ 
 public incidents, some with no Korean text at all, some with Korean for only some texts);
 bench/search_quality/queries.json holds queries written as an engineer in the middle of an
 incident would type them, each with the cases that answer it (the one it was written for
-first). The command makes its own database (<DATABASE_URL's name>_search_quality, or one in
-the embedded PostgreSQL of incidentlib/localdb.py when DATABASE_URL is unset), migrates it,
+first); held_out.json (--queries) holds 40 more, written by a helper who saw only the cases,
+not the search's code, its glossary or the other queries. The command makes its own database
+(<DATABASE_URL's name>_search_quality, or one in the embedded PostgreSQL of
+incidentlib/localdb.py when DATABASE_URL is unset), migrates it,
 loads the taxonomy and imports the corpus with `import_cases`, runs ANALYZE, then asks each
 query of:
 
@@ -80,14 +82,14 @@ def has_korean(case):
     )
 
 
-def load_queries(cases=None):
-    """The judged queries, checked against the corpus: every relevant id exists, and a query
-    marked `cross` is Korean and its first case has no Korean text at all."""
+def load_queries(cases=None, path=QUERIES):
+    """The judged queries of `path`, checked against the corpus: every relevant id exists, and
+    a query marked `cross` is Korean and its first case has no Korean text at all."""
     cases = cases if cases is not None else corpus_cases()
-    queries = json.loads(QUERIES.read_text(encoding="utf-8"))
+    queries = json.loads(Path(path).read_text(encoding="utf-8"))
     problems = []
     for number, query in enumerate(queries):
-        where = f"{QUERIES.name}[{number}] ({query.get('q')!r})"
+        where = f"{Path(path).name}[{number}] ({query.get('q')!r})"
         if set(query) != {"q", "language", "cross", "relevant"}:
             problems.append(f"{where}: needs exactly q, language, cross, relevant")
             continue
@@ -244,10 +246,10 @@ def table(rows):
     return "\n".join(out)
 
 
-def run(show_misses=False):
+def run(show_misses=False, queries_path=QUERIES):
     started = time.perf_counter()
     cases = corpus_cases()
-    queries = load_queries(cases)
+    queries = load_queries(cases, queries_path)
     load_corpus()
     # One line a request would bury the table.
     for noisy in ("incidentlib.request", "bm25s"):
@@ -310,7 +312,13 @@ def run(show_misses=False):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--misses", action="store_true", help="list the queries each misses")
-    show_misses = parser.parse_args().misses
+    parser.add_argument(
+        "--queries",
+        default=QUERIES,
+        help="judged queries (default: queries.json; also "
+        "held_out.json, written without seeing the search's code or glossary)",
+    )
+    args = parser.parse_args()
 
     # Development settings (no collected static files needed), every case public, and a
     # per-process cache: nothing a previous run left in Redis can answer.
@@ -327,7 +335,7 @@ def main():
         from bench.common import use_bench_database
 
         use_bench_database("search_quality")
-        run(show_misses)
+        run(args.misses, args.queries)
     finally:
         if server is not None:
             from django.db import connections

@@ -17,10 +17,12 @@ import re
 from django.contrib.postgres.search import SearchQuery
 
 from cases.languages import HANGUL
-from cases.listing import korean
+from cases.listing import glossary, korean
 
 # A quoted lexeme of a tsquery's text form ('' is an escaped quote) of two characters or more
 # (the lookahead), one of them a Hangul syllable.
+# A word of Hangul syllables only.
+HANGUL_WORD = re.compile(f"[{HANGUL}]+")
 KOREAN_LEXEME = rf"'(?=(?:[^']|''){{2}})(?:[^']|'')*[{HANGUL}](?:[^']|'')*'"
 
 
@@ -87,7 +89,9 @@ class LibraryQuery(SearchQuery):
     quoted phrase of nouns or their compound written together (`"헬스 체크"`: 헬스체크)."""
 
     def __init__(self, text):
+        text = options_quoted(text)
         self.single_word = len(text.split()) == 1
+        self.glossary = glossary.of_text(text)
         self.parts = web_search_parts(text)
         self.readings = korean.readings(text)
         self.compounds = korean.phrase_compounds(text)
@@ -116,12 +120,36 @@ class LibraryQuery(SearchQuery):
             sql = f"replace({sql}, %s, %s)"
             # A stem of one syllable is not a prefix (KOREAN_LEXEME): its forms are.
             params += [_prefix(stem) if len(stem) > 1 else _lexeme(stem), _alternatives(reading)]
+        # A word the glossary has is also looked for in its other forms: a Korean one by its
+        # prefix, an English one as the English search reads it (PostgreSQL stems it).
+        for stem, forms in self.glossary.items():
+            korean_forms = [form for form in forms if HANGUL_WORD.fullmatch(form)]
+            english_forms = [form for form in forms if form not in korean_forms]
+            either = " || ".join(
+                ["%s::tsquery"] * (1 + len(korean_forms))
+                + ["plainto_tsquery('english'::regconfig, %s)"] * len(english_forms)
+            )
+            sql = f"replace({sql}, %s, '(' || ({either})::text || ')')"
+            lexeme = _prefix(stem) if len(stem) > 1 else _lexeme(stem)
+            params += [lexeme, lexeme, *map(_prefix, korean_forms), *english_forms]
         return f"({sql})::tsquery", params
 
 
 # A unit of the reader's words (units): a quoted phrase, with a minus before it or not, or a
 # run of characters up to a space.
 UNIT = re.compile(r'-?"[^"]*"?|[^\s"]+')
+# A command's option, which a minus begins but excludes nothing: `--force`, or a minus and one
+# or two lower-case letters or digits (`rm -rf`, `kill -9`, `ls -l`). Leaving out a word of
+# one or two letters would say nothing of a case; an engineer types them from a terminal.
+OPTION = re.compile(r"--[0-9A-Za-z][\w-]*|-[0-9a-z]{1,2}")
+
+
+def options_quoted(text):
+    """The text with each command's option outside a quoted phrase quoted (OPTION), so that
+    web search syntax reads it as the texts say it, not as a word left out."""
+    parts = text.split('"')
+    parts[::2] = [re.sub(rf"(?<!\S)({OPTION.pattern})(?!\S)", r'"\1"', part) for part in parts[::2]]
+    return '"'.join(parts)
 
 
 def units(text):
@@ -129,8 +157,10 @@ def units(text):
     each a piece of the text that `websearch_to_tsquery` reads as it reads the whole.
 
     A quoted phrase is one unit; words joined by `or` (or `|`) are one unit (either of them);
-    a word or phrase with a minus before it is excluded (every case shown lacks it)."""
-    parts = text.split('"')
+    a word or phrase with a minus before it is excluded (every case shown lacks it), but for a
+    command's option (OPTION), which is wanted as it is written: quoted, so that the search
+    reads it as the texts do (`"-rf"`: `rf`; `"-9"`: `-9`)."""
+    parts = options_quoted(text).split('"')
     parts[::2] = [re.sub(r"\s*\|+\s*", " or ", part) for part in parts[::2]]
     wanted, excluded, joining = [], [], False
     for unit in UNIT.findall('"'.join(parts)):
