@@ -43,9 +43,12 @@ def test_a_korean_search_finds_a_case_with_no_korean_text_after_the_workers_pass
             summary={"en": "TLS handshakes failed.", "ko": "TLS 핸드셰이크가 실패했다."},
         ),
     )
-    query = "재시도 때문에 로그가 디스크를 가득 채움"
-    # By words at once: an English search finds it before any vector is made.
+    # No word of this query is in the case, nor in the glossary (cases/listing/glossary.py).
+    query = "요청을 되풀이하다 기록이 쌓여 저장 공간이 가득 참"
+    # By words at once: an English search finds it before any vector is made, and so does a
+    # Korean one through the glossary's English words (재시도: retry, 디스크: disk).
     assert listed_ids(ranked(client, "retries filled the disk"))[0] == "M-1"
+    assert listed_ids(ranked(client, "재시도 때문에 로그가 디스크를 가득 채움"))[0] == "M-1"
     assert "M-1" not in listed_ids(ranked(client, query))
     assert stale().count() == 2
     run_worker()
@@ -74,7 +77,8 @@ def test_a_part_the_korean_text_lacks_is_found_through_its_english(client, tmp_p
     assert CaseMeaning.objects.get(case_id="P-1").untranslated
     # A case translated whole is found by its Korean words, not through its English.
     assert not CaseMeaning.objects.get(case_id="P-2").untranslated
-    html = ranked(client, "인증서 만료 알림을 미리 받기")
+    # No word of it is in the glossary (cases/listing/glossary.py): found by meaning alone.
+    html = ranked(client, "유효 기간이 끝나기 전에 미리 경고 받기")
     assert listed_ids(html)[0] == "P-1" and "Found through its English text" in html
 
 
