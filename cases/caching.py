@@ -20,9 +20,16 @@ asked for again, and nothing has to be found and deleted. Which versions is one 
   has its list made by its page, and that page is made again at least every
   `UNKEPT_SIMILAR_MAX_AGE` seconds (each case at its own moment, so that no instant makes
   all pages cold).
-- Everything else (lists, searches, counts, the home page, the feed, the API, the sitemap)
-  is kept under the library's generation (cases.models.Library): the database replaces it
-  at the commit of every write to a case, its lists, a term or an organisation.
+- Lists and counts without a search (`@public_page(of_list=True)`: the home page, /cases/,
+  a term's or an organisation's page, /taxonomy/, /orgs/; not with `q`, `updated_since` or
+  an order other than the date's) are kept under the library's shape (Library.shape), which
+  only the writes that change which cases a list holds, their order or the counts raise
+  (cases/migrations/0028_library_shape.py), and the versions of the case rows they show,
+  as the page read them (`shows_cases`): a read compares those with the rows' versions now,
+  in one query, and makes the page again if one has changed.
+- Everything else (searches, the feed, the API, the sitemap) is kept under the library's
+  generation (cases.models.Library): the database replaces it at the commit of every write
+  to a case, its lists, a term or an organisation.
 
 The code's release is in every key too (incidentlib/release.py): a deploy makes every page
 anew.
@@ -64,7 +71,7 @@ from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import parse_etags
 from django.utils.translation import get_language
 
-from cases.models import Library
+from cases.models import Case, Library
 from incidentlib import cache_tiers
 
 logger = logging.getLogger(__name__)
@@ -131,12 +138,15 @@ def _cache_set(key, value):
     cache_tiers.keep(key, value)
 
 
-def cached_value(name, compute, request=None):
-    """`compute()`, cached under the library's generation (and whether drafts are hidden)."""
+def cached_value(name, compute, request=None, *, of_shape=False):
+    """`compute()`, cached under the library's generation (and whether drafts are hidden), or
+    under its shape (`of_shape`: a value that only the writes raising the shape change, as
+    the whole library's facet counts)."""
     state = library_state(request)
     if state.writing:
         return compute()
-    key = f"value:{cache_version(state)}:{int(settings.INCIDENTLIB_HIDE_DRAFTS)}:{name}"
+    version = shape_version(state) if of_shape else cache_version(state)
+    key = f"value:{version}:{int(settings.INCIDENTLIB_HIDE_DRAFTS)}:{name}"
     value = _cache_get(key)
     if value is None:
         value = compute()
@@ -149,6 +159,51 @@ def cache_version(state):
     release (incidentlib/release.py), so that neither a write nor a deploy leaves a stale
     page or count reachable."""
     return f"{state.version}.{settings.INCIDENTLIB_RELEASE}"
+
+
+def shape_version(state):
+    """What a list's key is made under (`public_page(of_list=True)`): the library's shape and
+    the code's release."""
+    return f"shape-{state.shape_version}.{settings.INCIDENTLIB_RELEASE}"
+
+
+# The parameters of a list that make it depend on more than the shape: a search (what a text
+# says), the cases changed since a time, or an order by the last change.
+BEYOND_SHAPE = ("q", "updated_since")
+
+
+def _list_needs_generation(request):
+    """Whether a list's cases depend on more than the library's shape: a search, the cases
+    changed since a time, or an order other than the date's."""
+    params = request.GET
+    if any(params.get(name, "").strip() for name in BEYOND_SHAPE):
+        return True
+    return params.get("sort", "date") != "date"
+
+
+def shows_cases(request, cases):
+    """Note the cases a list page shows, with the versions of their rows as the page read
+    them (`row_version`, Case.objects.for_list()), for the list's cache (public_page)."""
+    if request is not None:
+        request._shown_cases = {case.pk: case.row_version for case in cases}
+
+
+def _rows_digest(rows):
+    """One text for {case id: row version}, whatever their order."""
+    return ",".join(f"{pk}:{version}" for pk, version in sorted(rows.items()))
+
+
+def _shown_now(case_ids):
+    """The versions the rows of these cases have now, as `_rows_digest` writes them (one
+    query, on the connection the request reads from)."""
+    if not case_ids:
+        return _rows_digest({})
+    with reading_connection().cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, xmin::text FROM {Case._meta.db_table} WHERE id = ANY(%s)",
+            [list(case_ids)],
+        )
+        return _rows_digest(dict(cursor.fetchall()))
 
 
 # How long a case page whose similar cases the worker has not kept yet (and that its page
@@ -240,15 +295,21 @@ def similar_cases_epoch(case_id, now=None):
     return int((now + offset) // period)
 
 
-def page_version(request, of_case, kwargs):
+def page_version(request, of_case, kwargs, of_list=False):
     """The one rule of what a page is kept under (see the module's docstring): the version
-    of what it shows, or None if it may be neither cached nor shared."""
+    of what it shows, or None if it may be neither cached nor shared. A list's (`of_list`)
+    is the library's shape, unless it depends on more (_list_needs_generation); the rows it
+    shows are checked when it is read (public_page)."""
     if request.method not in ("GET", "HEAD") or _is_personal(request):
         return None
     if of_case:
         return _case_version(request, kwargs["case_id"].upper())
     state = library_state(request)
-    return None if state.writing else cache_version(state)
+    if state.writing:
+        return None
+    if of_list and not _list_needs_generation(request):
+        return shape_version(state)
+    return cache_version(state)
 
 
 def page_key(request, version):
@@ -324,24 +385,40 @@ def unpack(content):
     return content
 
 
-def public_page(view=None, *, of_case=False):
+def _list_etag(key, rows):
+    digest = hashlib.sha256(rows.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f'"{key.removeprefix("page:").replace(":", "-")}-{digest}"'
+
+
+def public_page(view=None, *, of_case=False, of_list=False):
     """Serve the view's GET and HEAD answers from the cache, as the module says; `of_case`
-    for a case's own pages (the view takes `case_id`), kept under what they show."""
+    for a case's own pages (the view takes `case_id`), kept under what they show; `of_list`
+    for a list of cases or the counts, kept under the library's shape and the versions of the
+    rows it shows (the view tells them: shows_cases), which a read checks in one query."""
     if view is None:
-        return lambda view: public_page(view, of_case=of_case)
+        return lambda view: public_page(view, of_case=of_case, of_list=of_list)
 
     @wraps(view)
     def answer(request, *args, **kwargs):
-        version = page_version(request, of_case, kwargs)
+        version = page_version(request, of_case, kwargs, of_list)
         if version is None:
             return _mark_private(view(request, *args, **kwargs))
         key = page_key(request, version)
-        etag = f'"{key.removeprefix("page:").replace(":", "-")}"'
-        if not_modified := _not_modified(request, etag):
+        by_rows = version.startswith("shape-")
+        etag = None if by_rows else f'"{key.removeprefix("page:").replace(":", "-")}"'
+        if etag and (not_modified := _not_modified(request, etag)):
             return not_modified
         stored = _cache_get(key)
+        if stored is not None and by_rows:
+            rows = _shown_now(stored[3])
+            if rows == stored[4]:
+                etag = _list_etag(key, rows)
+                if not_modified := _not_modified(request, etag):
+                    return not_modified
+            else:
+                stored = None  # a case it shows has changed: made again
         if stored is not None:
-            status, headers, content = stored
+            status, headers, content = stored[:3]
             response = HttpResponse(unpack(content), status=status)
             for name, value in headers:
                 response[name] = value
@@ -359,7 +436,13 @@ def public_page(view=None, *, of_case=False):
         if response.streaming:
             return response
         headers = [(name, response[name]) for name in KEPT_HEADERS if response.has_header(name)]
-        _cache_set(key, (response.status_code, headers, pack(response.content)))
+        kept = (response.status_code, headers, pack(response.content))
+        if by_rows:
+            shown = getattr(request, "_shown_cases", {})
+            rows = _rows_digest(shown)
+            kept += (tuple(shown), rows)
+            etag = _list_etag(key, rows)
+        _cache_set(key, kept)
         response[CACHE_HEADER] = "miss"
         return _mark_public(response, etag)
 

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_safe
 
 from cases import translations
 from cases.api import json_error
-from cases.caching import mark_uncached, public_page
+from cases.caching import mark_uncached, public_page, shows_cases
 from cases.case_page import CasePage
 from cases.exchange.export import read_in_one_snapshot
 from cases.exchange.format import public_case_to_exchange
@@ -114,16 +114,18 @@ def _popular_terms(terms, counts, facet, language, limit=None):
 
 
 @require_safe
-@public_page
+@public_page(of_list=True)
 def home(request):
     language = reader_language()
     terms = Term.objects.public().index()
     counts = library_counts(terms, request)
+    recent_cases = list(Case.objects.published().for_list()[:RECENT_CASES])
+    shows_cases(request, recent_cases)
     return render(
         request,
         "home.html",
         {
-            "recent_cases": Case.objects.published().for_list()[:RECENT_CASES],
+            "recent_cases": recent_cases,
             "case_count": counts.total,
             "facets": [
                 (facet, _popular_terms(terms, counts, facet, language, HOME_TERMS_PER_FACET))
@@ -148,13 +150,13 @@ def _case_list_page(request, listing, template, context=None):
 
 
 @require_safe
-@public_page
+@public_page(of_list=True)
 def case_list(request):
     return _case_list_page(request, CaseListing(request), "cases/case_list.html")
 
 
 @require_safe
-@public_page
+@public_page(of_list=True)
 def taxonomy(request):
     language = reader_language()
     terms = Term.objects.public().index()
@@ -169,7 +171,7 @@ def taxonomy(request):
 
 
 @require_safe
-@public_page
+@public_page(of_list=True)
 def term_detail(request, facet, slug):
     if facet not in Facet.values:
         raise NoSuchPage(_("There is no such facet."))
@@ -194,7 +196,7 @@ def reading_order(name, language):
 
 
 @require_safe
-@public_page
+@public_page(of_list=True)
 def organisation_list(request):
     counts = library_counts(request=request)
     organisations = [
@@ -207,7 +209,7 @@ def organisation_list(request):
 
 
 @require_safe
-@public_page
+@public_page(of_list=True)
 def organisation_detail(request, slug):
     organisation = Organisation.objects.public().filter(slug=slug).first()
     if organisation is None:

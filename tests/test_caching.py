@@ -394,6 +394,50 @@ def test_a_write_to_one_case_makes_again_only_the_pages_that_show_it(neighbours)
     assert cached_state("/cases/C-2") == "hit"
 
 
+def test_a_change_of_a_cases_texts_leaves_the_lists_that_do_not_show_it_cached(neighbours):
+    """Lists and counts are kept under the library's shape, which a change of texts does not
+    raise, and the versions of the rows they show: a new title makes again the lists showing
+    the case, and no other list, count or case page."""
+    showing = ["/", "/cases/", "/taxonomy/severity/medium/", "/orgs/example-org/"]
+    not_showing = [
+        "/cases/?severity=high",
+        "/taxonomy/",
+        "/orgs/",
+        "/taxonomy/severity/high/?sort=date",
+    ]
+    before = {url: text(Client(), url) for url in showing + not_showing}
+    assert all(cached_state(url) == "hit" for url in showing + not_showing)
+    Case.objects.filter(id="C-1").update(title_en="Renamed outage")
+    for url in showing:
+        response = get(Client(), url)
+        assert response["X-Cache"] == "miss", url
+        assert "Renamed outage" in response.content.decode(), url
+    for url in not_showing:
+        response = get(Client(), url)
+        assert response["X-Cache"] == "hit", url
+        assert response.content.decode() == before[url], url
+    # A search reads the texts: it is kept under the generation, which every write raises.
+    assert cached_state("/cases/?q=renamed") == "miss"
+    assert "/cases/C-1" in text(Client(), "/cases/?q=renamed")
+    # A change of what a list chooses by (a case's severity) raises the shape: every list
+    # and count is made again.
+    high = Term.objects.get(facet="severity", slug="high")
+    Case.objects.filter(id="C-2").update(severity=high)
+    for url in showing + not_showing:
+        assert cached_state(url) == "miss", url
+    assert "2 cases" in text(Client(), "/cases/?severity=high")
+
+
+def test_a_list_page_answers_304_until_a_row_it_shows_changes(client, library):
+    first = get(client, "/cases/")
+    etag = first["ETag"]
+    assert client.get("/cases/", HTTP_IF_NONE_MATCH=etag).status_code == 304
+    Case.objects.filter(id="C-2").update(summary_en="A new summary.")
+    again = client.get("/cases/", HTTP_IF_NONE_MATCH=etag)
+    assert again.status_code == 200 and again["ETag"] != etag
+    assert client.get("/cases/", HTTP_IF_NONE_MATCH=again["ETag"]).status_code == 304
+
+
 def test_a_new_case_shows_on_the_pages_of_the_cases_it_names_at_once(neighbours, settings):
     """A page shows cases that name it (related, recurrences) and how many cases cite its
     sources: a write to another case that changes these makes it again."""

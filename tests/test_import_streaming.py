@@ -287,8 +287,8 @@ def test_a_dry_run_agrees_with_the_real_run_and_writes_nothing(tmp_path, library
 
 
 def generations_given():
-    """How many generations the database has given so far (its sequence: never rolled back,
-    so that a generation is never given twice)."""
+    """How many numbers the database has given so far to the generation and the shape (one
+    sequence: never rolled back, so that a number is never given twice)."""
     from django.db import connection
 
     with connection.cursor() as cursor:
@@ -304,7 +304,7 @@ def test_an_import_raises_the_generation_once_and_a_refused_or_unchanged_one_not
     path = write_lines(tmp_path / "run.jsonl", cases)
     import_cases(path)
     after = Library.objects.state()
-    assert generations_given() == given + 1
+    assert generations_given() == given + 2  # the generation and the shape, once each
     assert not after.writing
 
     # Unchanged: nothing written, not even a new version.
@@ -325,10 +325,10 @@ def test_an_import_raises_the_generation_once_and_a_refused_or_unchanged_one_not
     call_command("import_cases", str(path), dry_run=True, verbosity=0)
     assert Library.objects.state() == after
 
-    # One case changed among them: one new generation, one new version.
+    # One case changed among them: one new generation (and shape), one new version.
     given = generations_given()
     import_cases(path)
-    assert generations_given() == given + 1
+    assert generations_given() == given + 2
     assert Library.objects.state().generation > after.generation
     assert dict(Case.objects.values_list("id", "version")) == {
         "G-1": 1,

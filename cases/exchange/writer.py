@@ -434,8 +434,9 @@ class Writer:
             ).delete()
             self.wrote |= bool(deleted)
         if self.wrote:
-            # bulk_write keeps the triggers from raising the generation and counting the
-            # facets row by row: once each, here. The generation first, as every other writer
-            # does at its commit, so that two writers never wait on each other's locks.
-            self.cursor.execute("SELECT cases_raise_generation()")
+            # bulk_write keeps the triggers from raising the generation and the shape and
+            # counting the facets row by row: once each, here. The generation first, as every
+            # other writer does at its commit, so that two writers never wait on each other's
+            # locks.
+            self.cursor.execute("SELECT cases_raise_generation(), cases_raise_shape()")
             self.cursor.execute("SELECT cases_count_facets_again()")

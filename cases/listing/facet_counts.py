@@ -296,9 +296,13 @@ def kept_counts(terms, within=WHOLE_LIBRARY, reviewed=None):
 
 def library_counts(terms=None, request=None):
     """Facet counts over every public case, for the home, taxonomy and organisation pages and
-    the unfiltered list: kept_counts, cached per generation of the library."""
+    the unfiltered list: kept_counts, cached per shape of the library (only the writes that
+    raise it change them)."""
     return cached_value(
-        "library-counts", lambda: kept_counts(terms or Term.objects.public().index()), request
+        "library-counts",
+        lambda: kept_counts(terms or Term.objects.public().index()),
+        request,
+        of_shape=True,
     )
 
 

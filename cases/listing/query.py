@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
 
+from cases.caching import shows_cases
 from cases.listing import search
 from cases.listing.facet_counts import Part, count_facets, count_within, library_counts
 from cases.listing.selection import FACET_PARAMS, TERM_PARAMS, CaseFilter, facet_condition
@@ -127,6 +128,7 @@ class ListingQuery:
                 Case.objects.published().for_list(), self.facets.page_ids
             )
         self.cases = list(self.page.object_list)
+        shows_cases(self.request, self.cases)
         if self.search_text and self.cases:
             search.add_snippets(self.cases, self.filterset.search, language)
         self.cases_without = dict(self.facets.without)

@@ -8,6 +8,7 @@ from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.core.validators import MaxLengthValidator
 from django.db import models
 from django.db.models import Exists, OuterRef, Q
+from django.db.models.expressions import RawSQL
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -89,9 +90,12 @@ class CaseQuerySet(models.QuerySet):
         )
 
     def for_list(self):
-        """What a row of a case list shows: organisation, severity, root cause and tags."""
+        """What a row of a case list shows: organisation, severity, root cause and tags; and
+        the version of the row as read (`row_version`, its xmin), which a list's cache keeps
+        (cases/caching.py)."""
         return (
             self.defer("search_vector")
+            .annotate(row_version=RawSQL(f"{self.model._meta.db_table}.xmin::text", ()))
             .select_related("organisation", "severity", "root_cause")
             .prefetch_related(
                 models.Prefetch("case_terms", queryset=CaseTerm.objects.select_related("term"))

@@ -17,13 +17,24 @@ class LibraryState:
     generation: int
     changed_at: datetime.datetime | None
     writing: bool
+    shape: int = 0
+    shape_changed_at: datetime.datetime | None = None
 
     @property
     def version(self):
         """The generation with the time it was given: unique even if a restored backup gives
         the sequence's numbers again (the cache may hold pages of the lost ones)."""
-        stamp = int(self.changed_at.timestamp() * 1_000_000) if self.changed_at else 0
-        return f"{self.generation}.{stamp}"
+        return _stamped(self.generation, self.changed_at)
+
+    @property
+    def shape_version(self):
+        """The shape (Library.shape) with the time it was given, as `version`."""
+        return _stamped(self.shape, self.shape_changed_at)
+
+
+def _stamped(number, moment):
+    stamp = int(moment.timestamp() * 1_000_000) if moment else 0
+    return f"{number}.{stamp}"
 
 
 class LibraryManager(models.Manager):
@@ -32,13 +43,15 @@ class LibraryManager(models.Manager):
         with connections[self.db].cursor() as cursor:
             cursor.execute(
                 f"""
-                SELECT (SELECT generation FROM {self.model._meta.db_table}),
-                       (SELECT changed_at FROM {self.model._meta.db_table}),
-                       pg_current_xact_id_if_assigned() IS NOT NULL
+                SELECT library.generation, library.changed_at,
+                       pg_current_xact_id_if_assigned() IS NOT NULL,
+                       library.shape, library.shape_changed_at
+                  FROM (SELECT 1) AS one
+                  LEFT JOIN {self.model._meta.db_table} AS library ON true
                 """
             )
-            generation, changed_at, writing = cursor.fetchone()
-        return LibraryState(generation or 0, changed_at, writing)
+            generation, changed_at, writing, shape, shape_changed_at = cursor.fetchone()
+        return LibraryState(generation or 0, changed_at, writing, shape or 0, shape_changed_at)
 
     def raise_generation(self):
         """A new generation at once, for a write the database's triggers do not see (a case's
@@ -57,6 +70,10 @@ class Library(models.Model):
 
     generation = models.BigIntegerField(_("generation"))
     changed_at = models.DateTimeField(_("changed at"))
+    # Raised only by the writes that change which cases a list holds, their order and the
+    # counts (cases/migrations/0028_library_shape.py).
+    shape = models.BigIntegerField(_("shape"), db_default=0)
+    shape_changed_at = models.DateTimeField(_("shape changed at"), null=True)
 
     objects = LibraryManager()
 
