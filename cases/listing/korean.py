@@ -281,9 +281,8 @@ def readings(text):
     return {reading.stem: reading for reading in found if reading.fused or reading.spaced}
 
 
-# A quoted phrase of the search text, and a word of Hangul syllables only.
+# A quoted phrase of the search text.
 QUOTED = re.compile(r'"([^"]*)"')
-HANGUL_WORD = re.compile(f"[{HANGUL}]+")
 
 
 def phrase_compounds(text):
@@ -293,7 +292,7 @@ def phrase_compounds(text):
     found = {}
     for phrase in QUOTED.findall(text or ""):
         nouns = tuple(stems(phrase).split())
-        if len(nouns) > 1 and all(HANGUL_WORD.fullmatch(noun) for noun in nouns):
+        if len(nouns) > 1 and all(HANGUL_ONLY.fullmatch(noun) for noun in nouns):
             compound = "".join(nouns)
             if analysed(compound).spaced == nouns:
                 found[nouns] = compound

@@ -21,8 +21,6 @@ from cases.listing import glossary, korean
 
 # A quoted lexeme of a tsquery's text form ('' is an escaped quote) of two characters or more
 # (the lookahead), one of them a Hangul syllable.
-# A word of Hangul syllables only.
-HANGUL_WORD = re.compile(f"[{HANGUL}]+")
 KOREAN_LEXEME = rf"'(?=(?:[^']|''){{2}})(?:[^']|'')*[{HANGUL}](?:[^']|'')*'"
 
 
@@ -123,7 +121,7 @@ class LibraryQuery(SearchQuery):
         # A word the glossary has is also looked for in its other forms: a Korean one by its
         # prefix, an English one as the English search reads it (PostgreSQL stems it).
         for stem, forms in self.glossary.items():
-            korean_forms = [form for form in forms if HANGUL_WORD.fullmatch(form)]
+            korean_forms = [form for form in forms if korean.HANGUL_ONLY.fullmatch(form)]
             english_forms = [form for form in forms if form not in korean_forms]
             either = " || ".join(
                 ["%s::tsquery"] * (1 + len(korean_forms))
