@@ -11,13 +11,16 @@ rows they show (cases/caching.py), so that the other lists, and every count, sta
 
 The shape is raised as the generation is (0001's "The library's generation"): at commit, once
 per transaction, by deferred triggers; by the import once at its end (bulk_write); and by a
-TRUNCATE.
+TRUNCATE of any table of the library. A list's key holds the server's start time too
+(cases/caching.py), as a case page's does: a restored backup gives transaction ids, so row
+versions, again.
 """
 
 from django.db import migrations, models
 
 # The columns of a case that choose or order the cases of a list, or count them.
 SHAPE_COLUMNS = (
+    "id",  # the order's last key
     "term_ids",
     "organisation_id",
     "date",
@@ -79,18 +82,50 @@ DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
 WHEN (current_setting('incidentlib.bulk_write', true) IS DISTINCT FROM 'on')
 EXECUTE FUNCTION cases_shape_changed();
 
-CREATE TRIGGER cases_case_shape_emptied AFTER TRUNCATE ON cases_case
-FOR EACH STATEMENT EXECUTE FUNCTION cases_shape_emptied();
-CREATE TRIGGER cases_term_shape_emptied AFTER TRUNCATE ON cases_term
-FOR EACH STATEMENT EXECUTE FUNCTION cases_shape_emptied();
-CREATE TRIGGER cases_organisation_shape_emptied AFTER TRUNCATE ON cases_organisation
-FOR EACH STATEMENT EXECUTE FUNCTION cases_shape_emptied();
+-- A TRUNCATE fires no row trigger and touches no case row: of any table of the library (a
+-- case's tags, which a list shows, are cases_caseterm's rows), it raises the shape.
+DO $$
+DECLARE
+    library_table text;
+BEGIN
+    FOREACH library_table IN ARRAY ARRAY[
+        'cases_case', 'cases_caseterm', 'cases_relatedcase', 'cases_source',
+        'cases_remediationstep', 'cases_actionitem', 'cases_term', 'cases_organisation'
+    ] LOOP
+        EXECUTE format(
+            'CREATE TRIGGER %I AFTER TRUNCATE ON %I '
+            'FOR EACH STATEMENT EXECUTE FUNCTION cases_shape_emptied()',
+            library_table || '_shape_emptied', library_table
+        );
+    END LOOP;
+END
+$$;
+
+-- The library's row made again (it never is, but for a test's flush) starts a new shape too,
+-- never one given before.
+CREATE OR REPLACE FUNCTION cases_raise_generation() RETURNS bigint
+LANGUAGE sql AS $$
+    INSERT INTO cases_library (id, generation, changed_at, shape, shape_changed_at)
+    SELECT 1, number, clock_timestamp(), number, clock_timestamp()
+      FROM nextval('cases_library_generation') AS number
+    ON CONFLICT (id) DO UPDATE
+        SET generation = EXCLUDED.generation, changed_at = EXCLUDED.changed_at
+    RETURNING generation
+$$;
 
 SELECT cases_raise_shape();
 """
 
 DROP_SHAPE = """
 DROP FUNCTION cases_raise_shape(), cases_shape_changed(), cases_shape_emptied() CASCADE;
+CREATE OR REPLACE FUNCTION cases_raise_generation() RETURNS bigint
+LANGUAGE sql AS $$
+    INSERT INTO cases_library (id, generation, changed_at)
+    VALUES (1, nextval('cases_library_generation'), clock_timestamp())
+    ON CONFLICT (id) DO UPDATE
+        SET generation = EXCLUDED.generation, changed_at = EXCLUDED.changed_at
+    RETURNING generation
+$$;
 """
 
 

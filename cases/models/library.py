@@ -19,6 +19,9 @@ class LibraryState:
     writing: bool
     shape: int = 0
     shape_changed_at: datetime.datetime | None = None
+    # When the server read from started: transaction ids, which a list's rows are checked
+    # by, are given again after a restored backup.
+    server_started_at: datetime.datetime | None = None
 
     @property
     def version(self):
@@ -28,8 +31,10 @@ class LibraryState:
 
     @property
     def shape_version(self):
-        """The shape (Library.shape) with the time it was given, as `version`."""
-        return _stamped(self.shape, self.shape_changed_at)
+        """The shape (Library.shape) with the time it was given, as `version`, and when the
+        server started."""
+        started = _stamped(0, self.server_started_at).removeprefix("0.")
+        return f"{_stamped(self.shape, self.shape_changed_at)}.{started}"
 
 
 def _stamped(number, moment):
@@ -45,13 +50,15 @@ class LibraryManager(models.Manager):
                 f"""
                 SELECT library.generation, library.changed_at,
                        pg_current_xact_id_if_assigned() IS NOT NULL,
-                       library.shape, library.shape_changed_at
+                       library.shape, library.shape_changed_at, pg_postmaster_start_time()
                   FROM (SELECT 1) AS one
                   LEFT JOIN {self.model._meta.db_table} AS library ON true
                 """
             )
-            generation, changed_at, writing, shape, shape_changed_at = cursor.fetchone()
-        return LibraryState(generation or 0, changed_at, writing, shape or 0, shape_changed_at)
+            generation, changed_at, writing, shape, shape_changed, started = cursor.fetchone()
+        return LibraryState(
+            generation or 0, changed_at, writing, shape or 0, shape_changed, started
+        )
 
     def raise_generation(self):
         """A new generation at once, for a write the database's triggers do not see (a case's
