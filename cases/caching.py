@@ -161,10 +161,14 @@ def cache_version(state):
     return f"{state.version}.{settings.INCIDENTLIB_RELEASE}"
 
 
+# How a version kept under the shape begins: its pages' rows are checked when read.
+BY_SHAPE = "shape-"
+
+
 def shape_version(state):
     """What a list's key is made under (`public_page(of_list=True)`): the library's shape and
     the code's release."""
-    return f"shape-{state.shape_version}.{settings.INCIDENTLIB_RELEASE}"
+    return f"{BY_SHAPE}{state.shape_version}.{settings.INCIDENTLIB_RELEASE}"
 
 
 # The parameters of a list that make it depend on more than the shape: a search (what a text
@@ -404,14 +408,15 @@ def public_page(view=None, *, of_case=False, of_list=False):
         if version is None:
             return _mark_private(view(request, *args, **kwargs))
         key = page_key(request, version)
-        by_rows = version.startswith("shape-")
+        by_rows = version.startswith(BY_SHAPE)
         etag = None if by_rows else f'"{key.removeprefix("page:").replace(":", "-")}"'
         if etag and (not_modified := _not_modified(request, etag)):
             return not_modified
         stored = _cache_get(key)
         if stored is not None and by_rows:
-            rows = _shown_now(stored[3])
-            if rows == stored[4]:
+            _status, _headers, _content, shown_ids, shown_rows = stored
+            rows = _shown_now(shown_ids)
+            if rows == shown_rows:
                 etag = _list_etag(key, rows)
                 if not_modified := _not_modified(request, etag):
                     return not_modified

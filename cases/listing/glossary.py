@@ -13,6 +13,7 @@ means several things in incidents (`교체`: replace or rotate) is left out rath
 """
 
 import re
+from functools import lru_cache
 
 from cases.listing import korean
 
@@ -179,6 +180,7 @@ def _index(groups):
 ALSO = _index(GROUPS)
 
 
+@lru_cache(maxsize=4096)
 def also(word):
     """The other ways the glossary writes a word of the search (its Korean stem's), or ()."""
     word = EDGES.sub("", word or "")

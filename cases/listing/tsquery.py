@@ -29,9 +29,22 @@ def web_search_parts(text):
     `|` outside a quoted phrase means `or`, as it does in PostgreSQL's own syntax (web search
     syntax would read it as a space, so as "and"), and a Korean word with a particle or
     ending is its stem, a Latin one (`NFS` of `NFS의`) where the search looks for it."""
+    return korean.stem_parts(bars_as_or(text))
+
+
+def outside_phrases(text, change):
+    """The text with `change` made to what lies outside its quoted phrases."""
     parts = text.split('"')
-    parts[::2] = [re.sub(r"\s*\|+\s*", " or ", part) for part in parts[::2]]
-    return korean.stem_parts('"'.join(parts))
+    parts[::2] = [change(part) for part in parts[::2]]
+    return '"'.join(parts)
+
+
+# `|` between words, which reads as `or` (web_search_parts).
+BAR = re.compile(r"\s*\|+\s*")
+
+
+def bars_as_or(text):
+    return outside_phrases(text, lambda part: BAR.sub(" or ", part))
 
 
 def tsquery_sql(parts):
@@ -140,14 +153,14 @@ UNIT = re.compile(r'-?"[^"]*"?|[^\s"]+')
 # or two lower-case letters or digits (`rm -rf`, `kill -9`, `ls -l`). Leaving out a word of
 # one or two letters would say nothing of a case; an engineer types them from a terminal.
 OPTION = re.compile(r"--[0-9A-Za-z][\w-]*|-[0-9a-z]{1,2}")
+# An option as a word of its own in the text.
+OPTION_WORD = re.compile(rf"(?<!\S)({OPTION.pattern})(?!\S)")
 
 
 def options_quoted(text):
     """The text with each command's option outside a quoted phrase quoted (OPTION), so that
     web search syntax reads it as the texts say it, not as a word left out."""
-    parts = text.split('"')
-    parts[::2] = [re.sub(rf"(?<!\S)({OPTION.pattern})(?!\S)", r'"\1"', part) for part in parts[::2]]
-    return '"'.join(parts)
+    return outside_phrases(text, lambda part: OPTION_WORD.sub(r'"\1"', part))
 
 
 def units(text):
@@ -158,10 +171,8 @@ def units(text):
     a word or phrase with a minus before it is excluded (every case shown lacks it), but for a
     command's option (OPTION), which is wanted as it is written: quoted, so that the search
     reads it as the texts do (`"-rf"`: `rf`; `"-9"`: `-9`)."""
-    parts = options_quoted(text).split('"')
-    parts[::2] = [re.sub(r"\s*\|+\s*", " or ", part) for part in parts[::2]]
     wanted, excluded, joining = [], [], False
-    for unit in UNIT.findall('"'.join(parts)):
+    for unit in UNIT.findall(bars_as_or(options_quoted(text))):
         if unit.lower() == "or":
             joining = bool(wanted)
             continue

@@ -27,19 +27,19 @@ class LibraryState:
     def version(self):
         """The generation with the time it was given: unique even if a restored backup gives
         the sequence's numbers again (the cache may hold pages of the lost ones)."""
-        return _stamped(self.generation, self.changed_at)
+        return f"{self.generation}.{_microseconds(self.changed_at)}"
 
     @property
     def shape_version(self):
         """The shape (Library.shape) with the time it was given, as `version`, and when the
         server started."""
-        started = _stamped(0, self.server_started_at).removeprefix("0.")
-        return f"{_stamped(self.shape, self.shape_changed_at)}.{started}"
+        changed, started = map(_microseconds, (self.shape_changed_at, self.server_started_at))
+        return f"{self.shape}.{changed}.{started}"
 
 
-def _stamped(number, moment):
-    stamp = int(moment.timestamp() * 1_000_000) if moment else 0
-    return f"{number}.{stamp}"
+def _microseconds(moment):
+    """A moment as a whole number of microseconds (0 for none)."""
+    return int(moment.timestamp() * 1_000_000) if moment else 0
 
 
 class LibraryManager(models.Manager):
