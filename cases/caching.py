@@ -71,6 +71,7 @@ from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import parse_etags
 from django.utils.translation import get_language
 
+from cases import text_changes
 from cases.models import Case, Library
 from incidentlib import cache_tiers
 
@@ -171,18 +172,21 @@ def shape_version(state):
     return f"{BY_SHAPE}{state.shape_version}.{settings.INCIDENTLIB_RELEASE}"
 
 
-# The parameters of a list that make it depend on more than the shape: a search (what a text
-# says), the cases changed since a time, or an order by the last change.
-BEYOND_SHAPE = ("q", "updated_since")
+# The orders a list's page is kept under the shape in: without a search, the date's; with one
+# (cases/text_changes.py), relevance or the date.
+SHAPE_ORDERS = ("date",)
+SEARCH_SHAPE_ORDERS = ("relevance", "date")
 
 
 def _list_needs_generation(request):
-    """Whether a list's cases depend on more than the library's shape: a search, the cases
-    changed since a time, or an order other than the date's."""
+    """Whether a list's cases depend on more than the library's shape and the texts of the
+    cases: the cases changed since a time, or an order by the last change."""
     params = request.GET
-    if any(params.get(name, "").strip() for name in BEYOND_SHAPE):
+    if params.get("updated_since", "").strip():
         return True
-    return params.get("sort", "date") != "date"
+    if params.get("q", "").strip():
+        return params.get("sort", "relevance") not in SEARCH_SHAPE_ORDERS
+    return params.get("sort", "date") not in SHAPE_ORDERS
 
 
 def shows_cases(request, cases):
@@ -197,17 +201,25 @@ def _rows_digest(rows):
     return ",".join(f"{pk}:{version}" for pk, version in sorted(rows.items()))
 
 
-def _shown_now(case_ids):
-    """The versions the rows of these cases have now, as `_rows_digest` writes them (one
-    query, on the connection the request reads from)."""
-    if not case_ids:
-        return _rows_digest({})
+def _shown_now(case_ids, guard=None):
+    """(the versions the rows of these cases have now, as `_rows_digest` writes them; whether
+    the guard of a search's page fails): one query, on the connection the request reads
+    from. `guard`: (snapshot, SearchedWords) of a search's page (cases/text_changes.py)."""
+    if not case_ids and guard is None:
+        return _rows_digest({}), False
+    stale_sql, params = "false", {"ids": list(case_ids)}
+    if guard is not None:
+        snapshot, searched = guard
+        stale_sql = text_changes.stale_sql(searched)
+        params["snapshot"] = snapshot
     with reading_connection().cursor() as cursor:
         cursor.execute(
-            f"SELECT id, xmin::text FROM {Case._meta.db_table} WHERE id = ANY(%s)",
-            [list(case_ids)],
+            f"SELECT (SELECT array_agg(ARRAY[id, xmin::text]) FROM {Case._meta.db_table}"
+            f" WHERE id = ANY(%(ids)s)), {stale_sql}",
+            params,
         )
-        return _rows_digest(dict(cursor.fetchall()))
+        rows, stale = cursor.fetchone()
+    return _rows_digest(dict(rows or ())), stale
 
 
 # How long a case page whose similar cases the worker has not kept yet (and that its page
@@ -389,8 +401,11 @@ def unpack(content):
     return content
 
 
-def _list_etag(key, rows):
-    digest = hashlib.sha256(rows.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+def _list_etag(key, rows, made_at=None):
+    """A list's ETag: its key and its rows, and for a search's page the generation it was made
+    in (the same rows may come with other counts)."""
+    text = rows if made_at is None else f"{rows}@{made_at}"
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return f'"{key.removeprefix("page:").replace(":", "-")}-{digest}"'
 
 
@@ -414,14 +429,18 @@ def public_page(view=None, *, of_case=False, of_list=False):
             return not_modified
         stored = _cache_get(key)
         if stored is not None and by_rows:
-            _status, _headers, _content, shown_ids, shown_rows = stored
-            rows = _shown_now(shown_ids)
-            if rows == shown_rows:
-                etag = _list_etag(key, rows)
-                if not_modified := _not_modified(request, etag):
-                    return not_modified
+            _status, _headers, _content, shown_ids, shown_rows, made_at, guard = stored
+            generation = library_state(request).generation
+            if made_at is not None and guard is None and made_at != generation:
+                stored = None  # a search kept under the generation, which has changed
             else:
-                stored = None  # a case it shows has changed: made again
+                rows, stale = _shown_now(shown_ids, guard)
+                if rows == shown_rows and not stale:
+                    etag = _list_etag(key, rows, made_at)
+                    if not_modified := _not_modified(request, etag):
+                        return not_modified
+                else:
+                    stored = None  # a case it shows, or one its search finds, has changed
         if stored is not None:
             status, headers, content = stored[:3]
             response = HttpResponse(unpack(content), status=status)
@@ -445,8 +464,16 @@ def public_page(view=None, *, of_case=False, of_list=False):
         if by_rows:
             shown = getattr(request, "_shown_cases", {})
             rows = _rows_digest(shown)
-            kept += (tuple(shown), rows)
-            etag = _list_etag(key, rows)
+            state = library_state(request)
+            made_at = state.generation
+            guard = None
+            if request.GET.get("q", "").strip():
+                searched = getattr(request, "_searched_words", None)
+                guard = (state.snapshot, searched) if searched else None
+            else:
+                made_at = None  # a list without a search: the shape and its rows are all
+            kept += (tuple(shown), rows, made_at, guard)
+            etag = _list_etag(key, rows, made_at)
         _cache_set(key, kept)
         response[CACHE_HEADER] = "miss"
         return _mark_public(response, etag)

@@ -15,13 +15,16 @@ from django import forms
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
+from django.db import connections, router
 from django.db.models import Count, Q
 
-from cases.caching import shows_cases
+from cases import text_changes
+from cases.caching import SEARCH_SHAPE_ORDERS, shows_cases
 from cases.listing import search
 from cases.listing.facet_counts import Part, count_facets, count_within, library_counts
 from cases.listing.selection import FACET_PARAMS, TERM_PARAMS, CaseFilter, facet_condition
 from cases.models import Case
+from meaning.nearest import searched_language
 
 PAGE_FIELD = forms.IntegerField(required=False, min_value=1)
 
@@ -129,12 +132,39 @@ class ListingQuery:
             )
         self.cases = list(self.page.object_list)
         shows_cases(self.request, self.cases)
+        if self.filterset.search is not None:
+            self._note_searched_words()
         if self.search_text and self.cases:
             search.add_snippets(self.cases, self.filterset.search, language)
         self.cases_without = dict(self.facets.without)
         if not paginator.count:
             self._count_without_other_filters()
         return self
+
+    def _note_searched_words(self):
+        """Tell the cache the words this search's page depends on, when its page can be
+        checked against the texts changed since (cases/text_changes.py): an English search
+        (no sentence vector changes its cases) whose cases are many (more than RANK_ALL:
+        ordered by their title's match, then their date, not by a score), in the order of
+        relevance or of the date. Any other is kept under the generation."""
+        found = self.filterset.search
+        if self.filterset.sort_order not in SEARCH_SHAPE_ORDERS:
+            return
+        if searched_language(found.text) != "en":
+            return
+        few = found.few()
+        if few is None and self.facets.total > search.RANK_ALL:
+            few = False  # the list's selection alone holds more
+        if few is not False or found.meaning.found:
+            return
+        connection = connections[router.db_for_read(Case)]
+
+        def literal(query):
+            return connection.ops.compose_sql(*query.as_sql(None, connection))
+
+        words = [literal(search.LibraryQuery(unit)) for unit in (*found.wanted, *found.excluded)]
+        title = literal(found.every_unit if not found.several else found.highlighted())
+        text_changes.searched(self.request, words, title)
 
     def _parts(self):
         """The Parts of the selection, when it is one or two of them and nothing else: one

@@ -22,6 +22,9 @@ class LibraryState:
     # When the server read from started: transaction ids, which a list's rows are checked
     # by, are given again after a restored backup.
     server_started_at: datetime.datetime | None = None
+    # The snapshot the state was read in (pg_current_snapshot): a search's page kept in the
+    # cache is checked against the texts changed since (cases/text_changes.py).
+    snapshot: str | None = None
 
     @property
     def version(self):
@@ -50,14 +53,17 @@ class LibraryManager(models.Manager):
                 f"""
                 SELECT library.generation, library.changed_at,
                        pg_current_xact_id_if_assigned() IS NOT NULL,
-                       library.shape, library.shape_changed_at, pg_postmaster_start_time()
+                       library.shape, library.shape_changed_at, pg_postmaster_start_time(),
+                       pg_current_snapshot()::text
                   FROM (SELECT 1) AS one
                   LEFT JOIN {self.model._meta.db_table} AS library ON true
                 """
             )
-            generation, changed_at, writing, shape, shape_changed, started = cursor.fetchone()
+            generation, changed_at, writing, shape, shape_changed, started, snapshot = (
+                cursor.fetchone()
+            )
         return LibraryState(
-            generation or 0, changed_at, writing, shape or 0, shape_changed, started
+            generation or 0, changed_at, writing, shape or 0, shape_changed, started, snapshot
         )
 
     def raise_generation(self):

@@ -1,0 +1,131 @@
+"""A search's page kept across the changes of texts that do not change it (cases/text_changes.py):
+after any write, what the cache serves is what a fresh page says, and a write that leaves
+a search's cases and order as they were leaves its page cached."""
+
+import pytest
+from django.db import connection
+from django.test import Client
+
+from cases import text_changes
+from cases.listing import search
+from cases.models import Case
+
+from .library import REVIEWED, plain_case, store
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# On page 1 (one case a page): the newest case matching, C-4; C-1 is on page 4.
+SEARCH = "/cases/?q=storage"
+SEARCHES = [
+    SEARCH, "/cases/?q=storage&page=2", "/cases/?q=storage+failed", "/cases/?q=storage+-disk",
+    "/cases/?q=storage&sort=date", "/cases/?q=storage&severity=medium",
+]  # fmt: skip
+
+
+@pytest.fixture
+def library(tmp_path, settings, monkeypatch):
+    settings.INCIDENTLIB_PAGE_SIZE = 1
+    # More than two cases found are many: ordered by their title's match, then their date.
+    monkeypatch.setattr(search, "RANK_ALL", 2)
+    store(
+        tmp_path,
+        *(
+            plain_case(
+                f"C-{n}",
+                review=dict(REVIEWED),
+                date=f"2021-01-0{n}",
+                summary={"en": "The storage failed.", "ko": "스토리지가 멈췄다."},
+            )
+            for n in range(1, 5)
+        ),
+        plain_case("C-5", review=dict(REVIEWED), date="2021-01-05"),
+    )
+
+
+def fresh(url):
+    """The page made anew: a reader with a session is never served from the cache."""
+    reader = Client()
+    reader.cookies["sessionid"] = "anyone"
+    response = reader.get(url)
+    return response.status_code, response.content.decode()
+
+
+def served(url):
+    response = Client().get(url)
+    return response["X-Cache"], (response.status_code, response.content.decode())
+
+
+def kept(urls=SEARCHES):
+    for url in urls:
+        Client().get(url)
+        assert served(url)[0] == "hit", url
+
+
+def title(case_id, text):
+    Case.objects.filter(id=case_id).update(title_en=text)
+
+
+@pytest.mark.parametrize(
+    ("write", "made_again"),
+    [
+        # C-1, on no page asked for, keeps matching as it did: every page stays cached.
+        pytest.param(lambda: title("C-1", "A new title"), set(),
+                     id="a title the search does not read"),
+        # Its title matches now: it would come first.
+        pytest.param(lambda: title("C-1", "Storage again"), set(SEARCHES),
+                     id="a title that matches now"),
+        pytest.param(lambda: Case.objects.filter(id="C-5").update(
+            summary_en="The storage failed too."), set(SEARCHES), id="a case found now"),
+        pytest.param(lambda: Case.objects.filter(id="C-4").update(
+            summary_en="Nothing at all."), set(SEARCHES), id="a case found no more"),
+        # A word one search leaves out: only that one changes.
+        pytest.param(lambda: Case.objects.filter(id="C-2").update(
+            summary_en="The storage disk failed."), {"/cases/?q=storage+-disk"},
+                     id="a word left out"),
+    ],
+)  # fmt: skip
+def test_a_search_is_made_again_only_when_a_write_changes_it(library, write, made_again):
+    kept()
+    write()
+    answers = {url: served(url) for url in SEARCHES}
+    assert {url for url, (state, _) in answers.items() if state == "miss"} == made_again
+    for url, (_state, answer) in answers.items():
+        assert answer == fresh(url), url
+
+
+def test_a_title_write_the_search_does_not_read_leaves_its_first_page_cached(library):
+    kept([SEARCH])
+    title("C-1", "A new title")
+    assert served(SEARCH)[0] == "hit"
+    # Its first page shows C-4: a write to it makes the page again.
+    title("C-4", "Another title")
+    assert served(SEARCH) == ("miss", fresh(SEARCH))
+
+
+def test_a_korean_search_and_a_search_of_few_cases_stay_under_the_generation(library):
+    """Sentence vectors change a Korean search's cases, and a search of few cases is ordered
+    by a score that any of their texts changes: any write makes them again."""
+    korean, few = "/cases/?q=스토리지", "/cases/?q=something"
+    kept([korean, few])
+    title("C-1", "A new title")
+    assert served(korean) == ("miss", fresh(korean))
+    assert served(few) == ("miss", fresh(few))
+
+
+def test_a_page_read_before_the_changes_pruned_is_made_again(library):
+    kept([SEARCH])
+    title("C-1", "A new title")
+    assert served(SEARCH)[0] == "hit"
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE cases_textchange SET changed_at = changed_at - interval '1 hour'")
+    assert text_changes.prune(keep_seconds=60) >= 1
+    # The change it was checked against is gone: it cannot be checked, so it is made again.
+    assert served(SEARCH) == ("miss", fresh(SEARCH))
+    assert served(SEARCH)[0] == "hit"
+
+
+def test_an_import_leaves_no_changes_behind(library, tmp_path):
+    store(tmp_path, plain_case("C-6", review=dict(REVIEWED)), name="more.json")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM cases_textchange")
+        assert cursor.fetchone() == (0,)
