@@ -29,6 +29,11 @@ pages whose list is kept). --without-kept-similar sets the kept lists aside for 
 table renamed, and put back at the end): each page then finds its own, as before the worker
 kept them.
 
+With --by-part the server logs each request (LOG_LEVEL=INFO, its JSON lines), and each phase
+also gets a table of where the server's time went: per part of the mix (a case page, in
+English or Korean, a list, a search, the rest) and X-Cache, the requests, their mean and p95
+time and their share of the phase's time (logging costs the mix a little throughput).
+
 Reports, per phase: requests a second, p50/p95/p99 latency, errors (status >= 400 and socket
 errors), the share of answers served from the cache (X-Cache: hit among hit and miss), the
 mix's requests a second as a fraction of the bare view's and of the no-write phase's.
@@ -37,6 +42,7 @@ The titles are put back at the end.
 
 import argparse
 import contextlib
+import json
 import os
 import random
 import secrets
@@ -218,6 +224,38 @@ def keep_similar(order, paths, count):
     print(f"similar cases kept for {len(kept)} cases: {share:.1%} of the mix's case pages")
 
 
+def kind_of(path):
+    """The part of the mix a request path is (mixed.py's make_mix)."""
+    if is_case_page(path):
+        return "case, ko" if "lang=ko" in path else "case"
+    if path.startswith("/cases/?"):
+        return "search" if "q=" in path else "list"
+    return {"/?": "home", "/taxonomy/?": "taxonomy"}.get(path, "other")
+
+
+def parts(lines):
+    """Per part of the mix and X-Cache state, from the app's request log (JSON lines of
+    incidentlib.request): requests, mean and p95 ms, and the share of the server's time."""
+    times = {}
+    for line in lines:
+        if '"incidentlib.request"' not in line:
+            continue
+        entry = json.loads(line)
+        path = entry["path"] + ("?" + entry["query"] if entry.get("query") else "")
+        if path.startswith("/bench/"):
+            continue
+        key = (kind_of(path), entry.get("cache") or "-")
+        times.setdefault(key, []).append(entry["duration_ms"])
+    total = sum(sum(values) for values in times.values()) or 1
+    rows = []
+    for (kind, state), values in sorted(times.items()):
+        values.sort()
+        p95 = values[min(len(values) - 1, int(len(values) * 0.95))]
+        rows.append((kind, state, len(values), sum(values) / len(values), p95,
+                     sum(values) / total))  # fmt: skip
+    return rows
+
+
 def is_case_page(path):
     return path.startswith("/cases/") and not path.startswith("/cases/?")
 
@@ -255,6 +293,11 @@ def main():
     parser.add_argument("--workers", type=int, default=2, help="gunicorn sync workers")
     parser.add_argument("--no-redis", action="store_true", help="each worker's memory as cache")
     parser.add_argument("--seed", type=int, default=35)
+    parser.add_argument(
+        "--by-part",
+        action="store_true",
+        help="log each request (LOG_LEVEL=INFO) and print each phase's time by part of the mix",
+    )
     parser.add_argument("--zipf", type=float, default=1.1, help="exponent of the Zipf law")
     parser.add_argument("--requests", type=int, default=200_000, help="length of the mix")
     parser.add_argument("--warm", type=int, default=60, help="seconds of warm-up at most")
@@ -312,12 +355,15 @@ def main():
         paths_file.write("\n".join(paths) + "\n")
         paths_file.flush()
         try:
+            if args.by_part:
+                env = {**env, "LOG_LEVEL": "INFO", "LOG_FORMAT": "json"}
             with Gunicorn(env, args.workers) as server:
                 warmed = warm_up(server.base, paths, args.warm)
                 print(f"warmed {warmed} distinct paths", flush=True)
                 for name, interval in PHASES:
                     bare = run_wrk(server.base, args.duration, args.connections)
                     writer = Writer(order, interval, args, titles) if interval else None
+                    logged = len(server.log_lines())
                     if writer:
                         writer.start()
                     try:
@@ -329,6 +375,7 @@ def main():
                             writer.stop()
                     with open("/proc/loadavg") as load:
                         loadavg = load.read().split()[0]
+                    mix["parts"] = parts(server.log_lines()[logged:]) if args.by_part else []
                     results.append((name, mix, bare, writer, loadavg))
                     print(
                         f"  {name:<18} {mix['rps']:>7.1f} req/s (bare {bare['rps']:.0f}), "
@@ -357,6 +404,12 @@ def main():
             f"{bare['rps']:.0f} | {mix['rps'] / base_rps:.2f} | "
             f"{writer.writes if writer else 0} | {loadavg} |"
         )
+    for name, mix, *_rest in results if args.by_part else ():
+        print(f"\nThe server's time in '{name}', by part of the mix and X-Cache:\n\n"
+              "| part | X-Cache | requests | mean ms | p95 ms | share of time |\n"
+              f"|{'---|' * 6}")  # fmt: skip
+        for kind, state, count, mean, p95, share in mix["parts"]:
+            print(f"| {kind} | {state} | {count} | {mean:.1f} | {p95:.1f} | {share:.1%} |")
     if env["REDIS_URL"]:
         keys, size = redis_held(env)
         print(f"\nRedis held {keys} keys of this run, {size / 2**20:.1f} MiB (MEMORY USAGE)")
@@ -366,7 +419,11 @@ def main():
         print(f"Redis INFO memory (the whole server, shared): used_memory "
               f"{memory['used_memory'] / 2**20:.1f} MiB, peak "
               f"{memory['used_memory_peak'] / 2**20:.1f} MiB")  # fmt: skip
-    others = [line for line in errors_logged if not line.startswith("Not Found:")]
+    others = [
+        line
+        for line in errors_logged
+        if not line.startswith("Not Found:") and '"incidentlib.request"' not in line
+    ]
     if others:
         print("\ngunicorn's log (the last lines):\n" + "".join(others[-40:]))
 
