@@ -1,7 +1,7 @@
 """The library's state: its generation, raised by every write, that caches are kept under."""
 
 import datetime
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db import connections, models, router
 from django.db.models import Q
@@ -23,8 +23,9 @@ class LibraryState:
     # by, are given again after a restored backup.
     server_started_at: datetime.datetime | None = None
     # The snapshot the state was read in (pg_current_snapshot): a search's page kept in the
-    # cache is checked against the texts changed since (cases/text_changes.py).
-    snapshot: str | None = None
+    # cache is checked against the texts changed since (cases/text_changes.py). Not part of
+    # the state: two reads of an unchanged library are equal.
+    snapshot: str | None = field(default=None, compare=False)
 
     @property
     def version(self):
