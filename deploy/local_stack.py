@@ -174,14 +174,19 @@ class LocalStack:
         self.stop()
 
     def start(self):
-        env = {**self.env, "DJANGO_SETTINGS_MODULE": self.settings_module}
+        # Its own static files: two stacks (two tests at once) writing one folder collided.
+        static_root = self.folder / "staticfiles"
+        env = {
+            **self.env,
+            "DJANGO_SETTINGS_MODULE": self.settings_module,
+            "STATIC_ROOT": str(static_root),
+        }
         pythonpath = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
         env["PYTHONPATH"] = pythonpath
         subprocess.run(
             [sys.executable, str(ROOT / "manage.py"), "collectstatic", "--no-input", "-v", "0"],
             env=env, cwd=ROOT, check=True,
         )  # fmt: skip
-        static_root = ROOT / "staticfiles"  # settings.STATIC_ROOT
         for number, (port, metrics_port) in enumerate(
             zip(self.app_ports, self.metrics_ports, strict=True)
         ):

@@ -197,7 +197,9 @@ TIME_ZONE = os.environ.get("TIME_ZONE", "UTC")
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# Where collectstatic writes and the app reads its manifest (deploy/local_stack.py gives each
+# stack its own).
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", "") or BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
