@@ -204,14 +204,15 @@ def _rows_digest(rows):
 def _shown_now(case_ids, guard=None):
     """(the versions the rows of these cases have now, as `_rows_digest` writes them; whether
     the guard of a search's page fails): one query, on the connection the request reads
-    from. `guard`: (snapshot, SearchedWords) of a search's page (cases/text_changes.py)."""
+    from. `guard`: (snapshot, prunes, SearchedWords) of a search's page
+    (cases/text_changes.py)."""
     if not case_ids and guard is None:
         return _rows_digest({}), False
     stale_sql, params = "false", {"ids": list(case_ids)}
     if guard is not None:
-        snapshot, searched = guard
+        snapshot, prunes, searched = guard
         stale_sql = text_changes.stale_sql(searched)
-        params["snapshot"] = snapshot
+        params.update(snapshot=snapshot, epoch=prunes)
     with reading_connection().cursor() as cursor:
         cursor.execute(
             f"SELECT (SELECT array_agg(ARRAY[id, xmin::text]) FROM {Case._meta.db_table}"
@@ -469,7 +470,7 @@ def public_page(view=None, *, of_case=False, of_list=False):
             guard = None
             if request.GET.get("q", "").strip():
                 searched = getattr(request, "_searched_words", None)
-                guard = (state.snapshot, searched) if searched else None
+                guard = (state.snapshot, state.text_prunes, searched) if searched else None
             else:
                 made_at = None  # a list without a search: the shape and its rows are all
             kept += (tuple(shown), rows, made_at, guard)

@@ -11,8 +11,8 @@ cache keeps them with the page and the snapshot it was read in, and checks them 
 (`stale_sql`), in one query with the rows the page shows, which a change to one of them fails
 on its own. Any other search is kept under the generation, as before.
 
-The worker drops the changes older than KEEP_SECONDS (`prune`): a page read before the
-newest change dropped cannot be checked any more, and is made again.
+The worker drops the changes older than KEEP_SECONDS (`prune`) and counts its prunes
+(migration 0030): a page read before a prune cannot be checked any more, and is made again.
 """
 
 from dataclasses import dataclass
@@ -42,39 +42,45 @@ def searched(request, words, title):
         request._searched_words = SearchedWords(tuple(words), title)
 
 
+def _sql(literal):
+    """A literal made by compose_sql, within SQL run with parameters (`%` doubled)."""
+    return literal.replace("%", "%%")
+
+
 def stale_sql(searched_words):
-    """SQL of a boolean, given %(snapshot)s: whether a text changed since the snapshot (or one
-    no longer known) may change the page of these words."""
+    """SQL of a boolean, given %(snapshot)s and %(epoch)s (the page's snapshot and prunes):
+    whether a text changed since the snapshot may change the page of these words, or a prune
+    since has dropped changes it would be checked against.
+
+    Every change the snapshot did not see counts, not only a case's first: the page's own
+    queries ran after the snapshot, and may have seen any of them."""
     table = Case._meta.db_table
+    title = _sql(searched_words.title)
     differs = " OR ".join(
         [
-            f"(changed.title_before @@ {searched_words.title}) IS DISTINCT FROM "
-            f"(c.title_vector @@ {searched_words.title})",
+            f"(changed.title_before @@ {title}) IS DISTINCT FROM (c.title_vector @@ {title})",
             *(
                 f"(changed.search_before @@ {word}) IS DISTINCT FROM (c.search_vector @@ {word})"
-                for word in searched_words.words
+                for word in map(_sql, searched_words.words)
             ),
         ]
     )
     return f"""(
-        EXISTS (SELECT 1 FROM cases_textchange_pruned
-                 WHERE through >= pg_snapshot_xmin(%(snapshot)s::pg_snapshot))
+        coalesce((SELECT epoch FROM cases_textchange_pruned), 0) <> %(epoch)s
         OR EXISTS (
             SELECT 1
-              FROM (SELECT DISTINCT ON (case_id) case_id, title_before, search_before
-                      FROM cases_textchange
-                     WHERE xid >= pg_snapshot_xmin(%(snapshot)s::pg_snapshot)
-                       AND NOT pg_visible_in_snapshot(xid, %(snapshot)s::pg_snapshot)
-                     ORDER BY case_id, id) AS changed
+              FROM cases_textchange AS changed
               JOIN {table} AS c ON c.id = changed.case_id
-             WHERE {differs}
+             WHERE changed.xid >= pg_snapshot_xmin(%(snapshot)s::pg_snapshot)
+               AND NOT pg_visible_in_snapshot(changed.xid, %(snapshot)s::pg_snapshot)
+               AND ({differs})
         )
     )"""
 
 
 def prune(keep_seconds=KEEP_SECONDS):
-    """Drop the changes older than `keep_seconds`, noting the newest transaction dropped;
-    returns how many."""
+    """Drop the changes older than `keep_seconds`, counting the prune (the pages read before
+    it are made again); returns how many."""
     with default_connection.cursor() as cursor:
         cursor.execute(
             """
@@ -82,15 +88,14 @@ def prune(keep_seconds=KEEP_SECONDS):
                 DELETE FROM cases_textchange
                  WHERE changed_at < clock_timestamp() - make_interval(secs => %s)
                 RETURNING xid
-            ), newest AS (
-                SELECT max(xid) AS through, count(*) AS n FROM dropped
+            ), counted AS (
+                SELECT count(*) AS n FROM dropped
             ), noted AS (
-                INSERT INTO cases_textchange_pruned (id, through)
-                SELECT 1, through FROM newest WHERE through IS NOT NULL
-                ON CONFLICT (id) DO UPDATE
-                    SET through = GREATEST(cases_textchange_pruned.through, EXCLUDED.through)
+                INSERT INTO cases_textchange_pruned (id, epoch)
+                SELECT 1, 1 FROM counted WHERE n > 0
+                ON CONFLICT (id) DO UPDATE SET epoch = cases_textchange_pruned.epoch + 1
             )
-            SELECT n FROM newest
+            SELECT n FROM counted
             """,
             [keep_seconds],
         )

@@ -2,11 +2,13 @@
 after any write, what the cache serves is what a fresh page says, and a write that leaves
 a search's cases and order as they were leaves its page cached."""
 
+import psycopg
 import pytest
 from django.db import connection
 from django.test import Client
 
 from cases import text_changes
+from cases.listing import query as listing_query
 from cases.listing import search
 from cases.models import Case
 
@@ -129,3 +131,48 @@ def test_an_import_leaves_no_changes_behind(library, tmp_path):
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM cases_textchange")
         assert cursor.fetchone() == (0,)
+
+
+def test_a_write_the_page_saw_after_its_snapshot_then_undone_makes_it_again(library, monkeypatch):
+    """The page's queries run after the snapshot its entry keeps: a change committed in
+    between may be in the page, and a later write putting the case back must not pass for
+    no change at all."""
+    url = "/cases/?q=storage&page=2"
+    load = listing_query.ListingQuery.load
+
+    def loading_after_a_write(self, language):
+        monkeypatch.setattr(listing_query.ListingQuery, "load", load)
+        Case.objects.filter(id="C-5").update(summary_en="The storage failed too.")
+        return load(self, language)
+
+    monkeypatch.setattr(listing_query.ListingQuery, "load", loading_after_a_write)
+    Client().get(url)  # C-5 found: its page 2 shows C-4
+    Case.objects.filter(id="C-5").update(summary_en="Nothing to see.")
+    assert served(url) == ("miss", fresh(url))
+
+
+def test_a_search_with_a_percent_sign_is_served_again(library):
+    url = "/cases/?q=storage%25"
+    kept([url])
+    assert served(url)[1] == fresh(url)
+
+
+def test_a_transaction_left_open_elsewhere_keeps_no_page_from_the_cache(library, settings):
+    """After a prune, a page read since is served again, whatever other transactions the
+    server has open (the oldest of them is the whole server's)."""
+    kept([SEARCH])
+    title("C-1", "A new title")
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE cases_textchange SET changed_at = changed_at - interval '1 hour'")
+    database = settings.DATABASES["default"]
+    with psycopg.connect(
+        dbname=database["NAME"],
+        user=database["USER"],
+        host=database["HOST"],
+        port=database["PORT"],
+        password=database["PASSWORD"],
+    ) as other:
+        other.execute("SELECT pg_current_xact_id()")  # holds a transaction id, open
+        assert text_changes.prune(keep_seconds=60) >= 1
+        assert served(SEARCH)[0] == "miss"
+        assert served(SEARCH) == ("hit", fresh(SEARCH))

@@ -26,6 +26,8 @@ class LibraryState:
     # cache is checked against the texts changed since (cases/text_changes.py). Not part of
     # the state: two reads of an unchanged library are equal.
     snapshot: str | None = field(default=None, compare=False)
+    # How many times the worker has pruned those changes (cases/text_changes.py).
+    text_prunes: int = field(default=0, compare=False)
 
     @property
     def version(self):
@@ -55,16 +57,24 @@ class LibraryManager(models.Manager):
                 SELECT library.generation, library.changed_at,
                        pg_current_xact_id_if_assigned() IS NOT NULL,
                        library.shape, library.shape_changed_at, pg_postmaster_start_time(),
-                       pg_current_snapshot()::text
+                       pg_current_snapshot()::text,
+                       (SELECT epoch FROM cases_textchange_pruned)
                   FROM (SELECT 1) AS one
                   LEFT JOIN {self.model._meta.db_table} AS library ON true
                 """
             )
-            generation, changed_at, writing, shape, shape_changed, started, snapshot = (
+            generation, changed_at, writing, shape, shape_changed, started, snapshot, prunes = (
                 cursor.fetchone()
             )
         return LibraryState(
-            generation or 0, changed_at, writing, shape or 0, shape_changed, started, snapshot
+            generation or 0,
+            changed_at,
+            writing,
+            shape or 0,
+            shape_changed,
+            started,
+            snapshot,
+            prunes or 0,
         )
 
     def raise_generation(self):
