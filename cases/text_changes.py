@@ -24,6 +24,9 @@ from cases.models import Case
 # How long the changes of texts are kept (seconds): a search's page older than that is made
 # again at its next read after the worker's prune.
 KEEP_SECONDS = 1800
+# Changes a read checks at most: a page that more have followed is made again, so that its
+# check (each change's vectors read and matched) stays cheap under a stream of writes.
+MAX_CHECKED = 200
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,8 @@ def stale_sql(searched_words):
     since has dropped changes it would be checked against.
 
     Every change the snapshot did not see counts, not only a case's first: the page's own
-    queries ran after the snapshot, and may have seen any of them."""
+    queries ran after the snapshot, and may have seen any of them. Past MAX_CHECKED of them,
+    the page is made again instead of checked."""
     table = Case._meta.db_table
     title = _sql(searched_words.title)
     differs = " OR ".join(
@@ -65,15 +69,18 @@ def stale_sql(searched_words):
             ),
         ]
     )
+    unseen = """
+        changed.xid >= pg_snapshot_xmin(%(snapshot)s::pg_snapshot)
+        AND NOT pg_visible_in_snapshot(changed.xid, %(snapshot)s::pg_snapshot)"""
     return f"""(
         coalesce((SELECT epoch FROM cases_textchange_pruned), 0) <> %(epoch)s
+        OR (SELECT count(*) FROM (SELECT 1 FROM cases_textchange AS changed WHERE {unseen}
+                                  LIMIT {MAX_CHECKED + 1}) AS n) > {MAX_CHECKED}
         OR EXISTS (
             SELECT 1
               FROM cases_textchange AS changed
               JOIN {table} AS c ON c.id = changed.case_id
-             WHERE changed.xid >= pg_snapshot_xmin(%(snapshot)s::pg_snapshot)
-               AND NOT pg_visible_in_snapshot(changed.xid, %(snapshot)s::pg_snapshot)
-               AND ({differs})
+             WHERE {unseen} AND ({differs})
         )
     )"""
 

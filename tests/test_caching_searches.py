@@ -176,3 +176,13 @@ def test_a_transaction_left_open_elsewhere_keeps_no_page_from_the_cache(library,
         assert text_changes.prune(keep_seconds=60) >= 1
         assert served(SEARCH)[0] == "miss"
         assert served(SEARCH) == ("hit", fresh(SEARCH))
+
+
+def test_a_page_that_more_changes_followed_than_a_read_checks_is_made_again(library, monkeypatch):
+    monkeypatch.setattr(text_changes, "MAX_CHECKED", 1)
+    kept([SEARCH])
+    title("C-1", "A new title")
+    assert served(SEARCH)[0] == "hit"
+    title("C-2", "Another new title")
+    assert served(SEARCH) == ("miss", fresh(SEARCH))
+    assert served(SEARCH)[0] == "hit"
