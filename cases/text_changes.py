@@ -1,15 +1,23 @@
 """Whether a search's page, kept in the cache, is still true after the texts changed since it
 was read (cases/migrations/0029_text_changes.py keeps each change's vectors from before it).
 
-A search whose order only its words' matches, the titles' matches and the shape decide (its
-cases many enough to be ordered by their title's match, then their date, not by a score; an
-English search, which no sentence vector changes; ordered by relevance or by the date) shows,
-for the same shape, the same cases and counts as long as every case changed since matches each
-of its words, and its title the title's words, as it did before. `searched()` notes those
-words for the page (the list, cases/listing/query.py, chooses the searches checked so); the
-cache keeps them with the page and the snapshot it was read in, and checks them on each read
-(`stale_sql`), in one query with the rows the page shows, which a change to one of them fails
-on its own. Any other search is kept under the generation, as before.
+A search's page shows, for the same shape, the same cases, order and counts as long as no
+case changed since could move it:
+- a search of many cases (ordered by their title's match, then their date, not by a score)
+  is unchanged while every case changed since matches each of its words, and its title the
+  title's words, as it did before;
+- a search of few cases is ordered by a score, which a change to any case having one of its
+  words may move (and its words' counts with it): it is unchanged while no case changed
+  since has one of its words, before the change or after;
+- where the sentence vectors choose cases (a Korean search finds cases lacking Korean
+  through them) or weigh in the score, while no vector has been written since either
+  (meaning/models.py: every vector written raises its generation).
+
+`searched()` notes those words for the page (the list, cases/listing/query.py, chooses the
+searches checked so); the cache keeps them with the page and the snapshot it was read in, and
+checks them on each read (`stale_sql`), in one query with the rows the page shows, which a
+change to one of them fails on its own. Any other search is kept under the generation, as
+before.
 
 The worker drops the changes older than KEEP_SECONDS (`prune`) and counts its prunes
 (migration 0030): a page read before a prune cannot be checked any more, and is made again.
@@ -20,6 +28,7 @@ from dataclasses import dataclass
 from django.db import connection as default_connection
 
 from cases.models import Case
+from meaning.models import CaseMeaning
 
 # How long the changes of texts are kept (seconds): a search's page older than that is made
 # again at its next read after the worker's prune.
@@ -32,17 +41,22 @@ MAX_CHECKED = 200
 @dataclass(frozen=True)
 class SearchedWords:
     """The tsqueries (as SQL literals) a search's page depends on: one for each of its words,
-    those it leaves out included, and the one a title's match is read by."""
+    those it leaves out included, and the one a title's match is read by; whether its order
+    is a score (`scored`: any change to a case having one of the words may move it); the
+    generation of the sentence vectors it was made with, where they choose its cases or
+    weigh in its order (`meaning`; None where they do not)."""
 
     words: tuple
     title: str
+    scored: bool = False
+    meaning: int | None = None
 
 
-def searched(request, words, title):
-    """Note, for the cache of the request's page (cases/caching.py), the tsqueries its search
-    depends on (SQL literals; cases/listing/query.py chooses the searches checked so)."""
+def searched(request, words, title, *, scored=False, meaning=None):
+    """Note, for the cache of the request's page (cases/caching.py), what its search depends
+    on (SearchedWords; cases/listing/query.py chooses the searches checked so)."""
     if request is not None:
-        request._searched_words = SearchedWords(tuple(words), title)
+        request._searched_words = SearchedWords(tuple(words), title, scored, meaning)
 
 
 def _sql(literal):
@@ -60,20 +74,28 @@ def stale_sql(searched_words):
     the page is made again instead of checked."""
     table = Case._meta.db_table
     title = _sql(searched_words.title)
+    if searched_words.scored:  # a case having a word, before or after, may move the order
+        moves = "(changed.search_before @@ {word}) OR (c.search_vector @@ {word})"
+    else:  # only a case whose matches changed may
+        moves = "(changed.search_before @@ {word}) IS DISTINCT FROM (c.search_vector @@ {word})"
     differs = " OR ".join(
         [
             f"(changed.title_before @@ {title}) IS DISTINCT FROM (c.title_vector @@ {title})",
-            *(
-                f"(changed.search_before @@ {word}) IS DISTINCT FROM (c.search_vector @@ {word})"
-                for word in map(_sql, searched_words.words)
-            ),
+            *(moves.format(word=word) for word in map(_sql, searched_words.words)),
         ]
     )
+    vectors = ""
+    if searched_words.meaning is not None:
+        vectors = (
+            f"OR coalesce((SELECT max(generation) FROM {CaseMeaning._meta.db_table}), 0)"
+            f" <> {int(searched_words.meaning)}"
+        )
     unseen = """
         changed.xid >= pg_snapshot_xmin(%(snapshot)s::pg_snapshot)
         AND NOT pg_visible_in_snapshot(changed.xid, %(snapshot)s::pg_snapshot)"""
     return f"""(
         coalesce((SELECT epoch FROM cases_textchange_pruned), 0) <> %(epoch)s
+        {vectors}
         OR (SELECT count(*) FROM (SELECT 1 FROM cases_textchange AS changed WHERE {unseen}
                                   LIMIT {MAX_CHECKED + 1}) AS n) > {MAX_CHECKED}
         OR EXISTS (

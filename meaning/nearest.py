@@ -37,6 +37,8 @@ def searched_language(text):
 class Meaning:
     similar: dict = field(default_factory=dict)  # {case id: similarity}
     found: dict = field(default_factory=dict)  # {case id: similarity}
+    # The generation of the vectors read (CaseMeaning.generation); None: none were consulted.
+    generation: int | None = None
 
 
 class Index:
@@ -91,8 +93,9 @@ class Index:
     def meaning(self, text):
         with self.lock:
             self.refresh()
+            generation = self.generation
             if not self.ids:
-                return Meaning()
+                return Meaning(generation=generation)
             similarity = self.matrix @ encoder.encode([text])[0]
             ids, untranslated = list(self.ids), self.untranslated.copy()
         nearest = _best(similarity, np.flatnonzero(similarity >= MIN_SIMILARITY), NEAREST)
@@ -103,6 +106,7 @@ class Index:
         return Meaning(
             similar={ids[i]: float(similarity[i]) for i in nearest},
             found={ids[i]: float(similarity[i]) for i in found},
+            generation=generation,
         )
 
 

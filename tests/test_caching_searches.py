@@ -11,6 +11,7 @@ from cases import text_changes
 from cases.listing import query as listing_query
 from cases.listing import search
 from cases.models import Case
+from meaning import embedding
 
 from .library import REVIEWED, plain_case, store
 
@@ -108,14 +109,55 @@ def test_a_title_write_the_search_does_not_read_leaves_its_first_page_cached(lib
     assert served(SEARCH) == ("miss", fresh(SEARCH))
 
 
-def test_a_korean_search_and_a_search_of_few_cases_stay_under_the_generation(library):
-    """Sentence vectors change a Korean search's cases, and a search of few cases is ordered
-    by a score that any of their texts changes: any write makes them again."""
-    korean, few = "/cases/?q=스토리지", "/cases/?q=something"
-    kept([korean, few])
+# A search of few cases (not more than RANK_ALL): ordered by a score.
+FEW = "/cases/?q=something"
+
+
+@pytest.mark.parametrize(
+    ("write", "made_again"),
+    [
+        # C-1 to C-4 have no `something`: the few search's cases and scores stay.
+        pytest.param(lambda: title("C-1", "A new title"), set(), id="a case without its word"),
+        # C-5 has it, and keeps it: its score may move.
+        pytest.param(lambda: title("C-5", "Something else"), {FEW}, id="a case having its word"),
+        pytest.param(lambda: Case.objects.filter(id="C-2").update(
+            summary_en="Something broke the storage."), {FEW}, id="a case found now"),
+    ],
+)  # fmt: skip
+def test_a_search_of_few_cases_is_made_again_when_a_case_having_its_words_changes(
+    library, write, made_again
+):
+    kept([FEW, SEARCH])
+    write()
+    answers = {url: served(url) for url in (FEW, SEARCH)}
+    assert {url for url, (state, _) in answers.items() if state == "miss"} == made_again
+    for url, (_state, answer) in answers.items():
+        assert answer == fresh(url), url
+
+
+def test_a_korean_search_is_kept_across_a_write_that_does_not_change_it(library):
+    korean = "/cases/?q=스토리지"
+    kept([korean])
     title("C-1", "A new title")
+    assert served(korean)[0] == "hit"
+    Case.objects.filter(id="C-5").update(summary_ko="스토리지도 멈췄다.")
     assert served(korean) == ("miss", fresh(korean))
-    assert served(few) == ("miss", fresh(few))
+
+
+def test_a_search_is_made_again_after_sentence_vectors_are_written(library):
+    """A Korean search finds cases lacking Korean by their vectors, and vectors weigh in a
+    search's score: a vector written (the worker's pass) makes them again, not an English
+    search of many cases, which no vector orders."""
+    korean = "/cases/?q=스토리지"
+    kept([korean, FEW, SEARCH])
+    assert embedding.embed_stale() == 5
+    assert {url: served(url)[0] for url in (korean, FEW, SEARCH)} == {
+        korean: "miss",
+        FEW: "miss",
+        SEARCH: "hit",
+    }
+    for url in (korean, FEW, SEARCH):
+        assert served(url) == ("hit", fresh(url))
 
 
 def test_a_page_read_before_the_changes_pruned_is_made_again(library):

@@ -142,21 +142,20 @@ class ListingQuery:
         return self
 
     def _note_searched_words(self):
-        """Tell the cache the words this search's page depends on, when its page can be
-        checked against the texts changed since (cases/text_changes.py): an English search
-        (no sentence vector changes its cases) whose cases are many (more than RANK_ALL:
-        ordered by their title's match, then their date, not by a score), in the order of
-        relevance or of the date. Any other is kept under the generation."""
+        """Tell the cache what this search's page depends on, so that it can be checked
+        against the texts changed since (cases/text_changes.py): its words, whether its order
+        is a score (its cases few: not more than RANK_ALL, or not known to be more), and the
+        sentence vectors' generation where they choose its cases (a Korean search) or weigh
+        in its score. A search in another order than relevance or the date is kept under
+        the generation."""
         found = self.filterset.search
         if self.filterset.sort_order not in SEARCH_SHAPE_ORDERS:
-            return
-        if searched_language(found.text) != "en":
             return
         few = found.few()
         if few is None and self.facets.total > search.RANK_ALL:
             few = False  # the list's selection alone holds more
-        if few is not False or found.meaning.found:
-            return
+        scored = few is not False
+        by_meaning = scored or searched_language(found.text) == "ko"
         connection = connections[router.db_for_read(Case)]
 
         def literal(query):
@@ -164,7 +163,8 @@ class ListingQuery:
 
         words = [literal(search.LibraryQuery(unit)) for unit in (*found.wanted, *found.excluded)]
         title = literal(found.every_unit if not found.several else found.highlighted())
-        text_changes.searched(self.request, words, title)
+        meaning = found.meaning.generation if by_meaning else None
+        text_changes.searched(self.request, words, title, scored=scored, meaning=meaning)
 
     def _parts(self):
         """The Parts of the selection, when it is one or two of them and nothing else: one
