@@ -6,9 +6,10 @@ case changed since could move it:
 - a search of many cases (ordered by their title's match, then their date, not by a score)
   is unchanged while every case changed since matches each of its words, and its title the
   title's words, as it did before;
-- a search of few cases is ordered by a score, which a change to any case having one of its
-  words may move (and its words' counts with it): it is unchanged while no case changed
-  since has one of its words, before the change or after;
+- a search of few cases is ordered by a score: it is unchanged while no case changed since
+  is among the cases it finds, before the change or after (their scores may have moved), and
+  every one matches each of its words as before (their counts, which weigh the words, and
+  which cases come first as having every word);
 - where the sentence vectors choose cases (a Korean search finds cases lacking Korean
   through them) or weigh in the score, while no vector has been written since either
   (meaning/models.py: every vector written raises its generation).
@@ -41,22 +42,22 @@ MAX_CHECKED = 200
 @dataclass(frozen=True)
 class SearchedWords:
     """The tsqueries (as SQL literals) a search's page depends on: one for each of its words,
-    those it leaves out included, and the one a title's match is read by; whether its order
-    is a score (`scored`: any change to a case having one of the words may move it); the
-    generation of the sentence vectors it was made with, where they choose its cases or
-    weigh in its order (`meaning`; None where they do not)."""
+    those it leaves out included, and the one a title's match is read by; for a search
+    ordered by a score, the one of the cases it finds (`found`: a change to any of them may
+    move the order); the generation of the sentence vectors it was made with, where they
+    choose its cases or weigh in its order (`meaning`; None where they do not)."""
 
     words: tuple
     title: str
-    scored: bool = False
+    found: str | None = None
     meaning: int | None = None
 
 
-def searched(request, words, title, *, scored=False, meaning=None):
+def searched(request, words, title, *, found=None, meaning=None):
     """Note, for the cache of the request's page (cases/caching.py), what its search depends
     on (SearchedWords; cases/listing/query.py chooses the searches checked so)."""
     if request is not None:
-        request._searched_words = SearchedWords(tuple(words), title, scored, meaning)
+        request._searched_words = SearchedWords(tuple(words), title, found, meaning)
 
 
 def _sql(literal):
@@ -74,16 +75,17 @@ def stale_sql(searched_words):
     the page is made again instead of checked."""
     table = Case._meta.db_table
     title = _sql(searched_words.title)
-    if searched_words.scored:  # a case having a word, before or after, may move the order
-        moves = "(changed.search_before @@ {word}) OR (c.search_vector @@ {word})"
-    else:  # only a case whose matches changed may
-        moves = "(changed.search_before @@ {word}) IS DISTINCT FROM (c.search_vector @@ {word})"
-    differs = " OR ".join(
-        [
-            f"(changed.title_before @@ {title}) IS DISTINCT FROM (c.title_vector @@ {title})",
-            *(moves.format(word=word) for word in map(_sql, searched_words.words)),
-        ]
-    )
+    differs = [
+        f"(changed.title_before @@ {title}) IS DISTINCT FROM (c.title_vector @@ {title})",
+        *(
+            f"(changed.search_before @@ {word}) IS DISTINCT FROM (c.search_vector @@ {word})"
+            for word in map(_sql, searched_words.words)
+        ),
+    ]
+    if searched_words.found is not None:  # a case found, before or after, may move the order
+        found = _sql(searched_words.found)
+        differs.append(f"(changed.search_before @@ {found}) OR (c.search_vector @@ {found})")
+    differs = " OR ".join(differs)
     vectors = ""
     if searched_words.meaning is not None:
         vectors = (

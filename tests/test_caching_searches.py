@@ -135,6 +135,21 @@ def test_a_search_of_few_cases_is_made_again_when_a_case_having_its_words_change
         assert answer == fresh(url), url
 
 
+def test_a_search_of_few_cases_is_kept_across_a_change_to_a_case_it_does_not_find(
+    library, monkeypatch
+):
+    """`storage` is common beside `something` (more than COMMON cases have it): the search
+    finds C-5 alone, by `something`, and weighs `storage` in its score. A case having only
+    `storage`, and keeping it, changes neither which cases it finds nor their scores."""
+    monkeypatch.setattr(search, "COMMON", 2)
+    url = "/cases/?q=something+storage"
+    kept([url])
+    Case.objects.filter(id="C-1").update(summary_en="The storage failed again.")
+    assert served(url) == ("hit", fresh(url))
+    Case.objects.filter(id="C-1").update(summary_en="Something failed again.")
+    assert served(url) == ("miss", fresh(url))
+
+
 def test_a_korean_search_is_kept_across_a_write_that_does_not_change_it(library):
     korean = "/cases/?q=스토리지"
     kept([korean])

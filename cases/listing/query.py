@@ -143,11 +143,11 @@ class ListingQuery:
 
     def _note_searched_words(self):
         """Tell the cache what this search's page depends on, so that it can be checked
-        against the texts changed since (cases/text_changes.py): its words, whether its order
-        is a score (its cases few: not more than RANK_ALL, or not known to be more), and the
-        sentence vectors' generation where they choose its cases (a Korean search) or weigh
-        in its score. A search in another order than relevance or the date is kept under
-        the generation."""
+        against the texts changed since (cases/text_changes.py): its words; when its order is
+        a score (its cases few: not more than RANK_ALL, or not known to be more), the query of
+        the cases it finds; and the sentence vectors' generation where they choose its cases
+        (a Korean search) or weigh in its score. A search in another order than relevance or
+        the date is kept under the generation."""
         found = self.filterset.search
         if self.filterset.sort_order not in SEARCH_SHAPE_ORDERS:
             return
@@ -163,8 +163,13 @@ class ListingQuery:
 
         words = [literal(search.LibraryQuery(unit)) for unit in (*found.wanted, *found.excluded)]
         title = literal(found.every_unit if not found.several else found.highlighted())
-        meaning = found.meaning.generation if by_meaning else None
-        text_changes.searched(self.request, words, title, scored=scored, meaning=meaning)
+        text_changes.searched(
+            self.request,
+            words,
+            title,
+            found=literal(found.query()) if scored else None,
+            meaning=found.meaning.generation if by_meaning else None,
+        )
 
     def _parts(self):
         """The Parts of the selection, when it is one or two of them and nothing else: one
