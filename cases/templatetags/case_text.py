@@ -5,7 +5,9 @@ import re
 from dataclasses import replace
 
 from django import template
-from django.template.defaultfilters import truncatewords
+from django.template.defaultfilters import truncatewords, urlencode
+from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.translation import get_language
 
 from cases.durations import duration_in_words
@@ -32,6 +34,24 @@ def localized(obj, name=None):
     if name in ("label", "description"):
         return getattr(obj, name)(language)
     return obj.text(name, language)
+
+
+@register.simple_tag
+def term_link(facet, term):
+    """A term's label as a link to the cases having it (`facet`: its list parameter), marked
+    lang="en" where it fell back: a list page shows some 130 of them, which a template
+    included for each took 9 ms to make."""
+    label = term.label(get_language())
+    fallback = label.is_fallback
+    return format_html(
+        '<a class="tag{}" href="{}?{}={}"{}>{}</a>',
+        " fallback" if fallback else "",
+        reverse("cases:list"),
+        facet,
+        urlencode(term.slug),
+        format_html(' lang="{}"', label.lang) if fallback else "",
+        label,
+    )
 
 
 @register.inclusion_tag("includes/prose.html")
