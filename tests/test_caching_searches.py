@@ -159,6 +159,16 @@ def test_a_korean_search_is_kept_across_a_write_that_does_not_change_it(library)
     assert served(korean) == ("miss", fresh(korean))
 
 
+def test_a_search_of_many_cases_by_a_word_that_says_little_is_made_again(library):
+    """`다시` says little: no unit weighed, yet the search of one weighed unit finds the cases
+    having both (a case gaining it is found now)."""
+    url = "/cases/?q=스토리지+다시"
+    Case.objects.filter(id__in=["C-1", "C-2", "C-3"]).update(summary_ko="스토리지가 다시 멈췄다.")
+    kept([url])  # three cases: many
+    Case.objects.filter(id="C-4").update(summary_ko="스토리지가 다시 멈췄다.")
+    assert served(url) == ("miss", fresh(url))
+
+
 def test_a_search_is_made_again_after_sentence_vectors_are_written(library):
     """A Korean search finds cases lacking Korean by their vectors, and vectors weigh in a
     search's score: a vector written (the worker's pass) makes them again, not an English

@@ -161,7 +161,11 @@ class ListingQuery:
         def literal(query):
             return connection.ops.compose_sql(*query.as_sql(None, connection))
 
-        words = [literal(search.LibraryQuery(unit)) for unit in (*found.wanted, *found.excluded)]
+        # Each unit weighed or left out, and the whole text's: a search of one weighed unit
+        # finds its cases by the whole text (`다시` in `스토리지 다시` says little, and is no unit
+        # of its own, yet the cases found must have it).
+        units = [search.LibraryQuery(unit) for unit in (*found.wanted, *found.excluded)]
+        words = [literal(query) for query in (*units, found.every_unit)]
         title = literal(found.every_unit if not found.several else found.highlighted())
         text_changes.searched(
             self.request,
