@@ -204,22 +204,27 @@ def _rows_digest(rows):
 def _shown_now(case_ids, guard=None):
     """(the versions the rows of these cases have now, as `_rows_digest` writes them; whether
     the guard of a search's page fails): one query, on the connection the request reads
-    from. `guard`: (snapshot, prunes, SearchedWords) of a search's page
+    from (and, when vectors were written since, a read of them: cases/text_changes.py).
+    `guard`: (snapshot, prunes, SearchedWords) of a search's page
     (cases/text_changes.py)."""
     if not case_ids and guard is None:
         return _rows_digest({}), False
-    stale_sql, params = "false", {"ids": list(case_ids)}
+    stale_sql, vectors_sql, params = "false", "NULL", {"ids": list(case_ids)}
     if guard is not None:
         snapshot, prunes, searched = guard
         stale_sql = text_changes.stale_sql(searched)
+        if searched.meaning is not None:
+            vectors_sql = text_changes.VECTORS_SQL
         params.update(snapshot=snapshot, epoch=prunes)
     with reading_connection().cursor() as cursor:
         cursor.execute(
             f"SELECT (SELECT array_agg(ARRAY[id, xmin::text]) FROM {Case._meta.db_table}"
-            f" WHERE id = ANY(%(ids)s)), {stale_sql}",
+            f" WHERE id = ANY(%(ids)s)), {stale_sql}, {vectors_sql}",
             params,
         )
-        rows, stale = cursor.fetchone()
+        rows, stale, vectors = cursor.fetchone()
+    if not stale and guard is not None:
+        stale = text_changes.vectors_moved(guard[2], vectors)
     return _rows_digest(dict(rows or ())), stale
 
 

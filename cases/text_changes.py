@@ -11,8 +11,9 @@ case changed since could move it:
   every one matches each of its words as before (their counts, which weigh the words, and
   which cases come first as having every word);
 - where the sentence vectors choose cases (a Korean search finds cases lacking Korean
-  through them) or weigh in the score, while no vector has been written since either
-  (meaning/models.py: every vector written raises its generation).
+  through them) or weigh in the score, while no vector written since could change which
+  cases they name (meaning/nearest.py's `moved`: a vector of a case they named, or one as
+  similar to the search as the least they named).
 
 `searched()` notes those words for the page (the list, cases/listing/query.py, chooses the
 searches checked so); the cache keeps them with the page and the snapshot it was read in, and
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from django.db import connection as default_connection
 
 from cases.models import Case
+from meaning import nearest
 from meaning.models import CaseMeaning
 
 # How long the changes of texts are kept (seconds): a search's page older than that is made
@@ -44,13 +46,14 @@ class SearchedWords:
     """The tsqueries (as SQL literals) a search's page depends on: one for each of its words,
     those it leaves out included, and the one a title's match is read by; for a search
     ordered by a score, the one of the cases it finds (`found`: a change to any of them may
-    move the order); the generation of the sentence vectors it was made with, where they
-    choose its cases or weigh in its order (`meaning`; None where they do not)."""
+    move the order); what its sentence vectors depend on, where they choose its cases or
+    weigh in its order (`meaning`, meaning/nearest.py's MeaningGuard; None where they do
+    not)."""
 
     words: tuple
     title: str
     found: str | None = None
-    meaning: int | None = None
+    meaning: nearest.MeaningGuard | None = None
 
 
 def searched(request, words, title, *, found=None, meaning=None):
@@ -86,18 +89,11 @@ def stale_sql(searched_words):
         found = _sql(searched_words.found)
         differs.append(f"(changed.search_before @@ {found}) OR (c.search_vector @@ {found})")
     differs = " OR ".join(differs)
-    vectors = ""
-    if searched_words.meaning is not None:
-        vectors = (
-            f"OR coalesce((SELECT max(generation) FROM {CaseMeaning._meta.db_table}), 0)"
-            f" <> {int(searched_words.meaning)}"
-        )
     unseen = """
         changed.xid >= pg_snapshot_xmin(%(snapshot)s::pg_snapshot)
         AND NOT pg_visible_in_snapshot(changed.xid, %(snapshot)s::pg_snapshot)"""
     return f"""(
         coalesce((SELECT epoch FROM cases_textchange_pruned), 0) <> %(epoch)s
-        {vectors}
         OR (SELECT count(*) FROM (SELECT 1 FROM cases_textchange AS changed WHERE {unseen}
                                   LIMIT {MAX_CHECKED + 1}) AS n) > {MAX_CHECKED}
         OR EXISTS (
@@ -107,6 +103,19 @@ def stale_sql(searched_words):
              WHERE {unseen} AND ({differs})
         )
     )"""
+
+
+# The generation of the last vector written (meaning/models.py), read with the check.
+VECTORS_SQL = f"coalesce((SELECT max(generation) FROM {CaseMeaning._meta.db_table}), 0)"
+
+
+def vectors_moved(searched_words, generation_now):
+    """Whether vectors written since the page was read may change it: only when the page
+    used them and some have been written since (VECTORS_SQL, read with the check)."""
+    guard = searched_words.meaning
+    if guard is None or generation_now == guard.generation:
+        return False
+    return nearest.moved(guard)
 
 
 def prune(keep_seconds=KEEP_SECONDS):

@@ -11,7 +11,7 @@ from cases import text_changes
 from cases.listing import query as listing_query
 from cases.listing import search
 from cases.models import Case
-from meaning import embedding
+from meaning import embedding, nearest
 
 from .library import REVIEWED, plain_case, store
 
@@ -268,3 +268,28 @@ def test_a_kept_search_is_read_in_two_queries_however_many_changes_followed(
         title(f"C-{n}", f"Title {n}")
     with django_assert_num_queries(2):
         assert Client().get(SEARCH)["X-Cache"] == "hit"
+
+
+@pytest.mark.parametrize(
+    ("least_similarity", "state"),
+    [
+        pytest.param(0.999, "hit", id="a case no search named, less similar than any it named"),
+        pytest.param(nearest.MIN_SIMILARITY, "miss", id="a case near enough to be named"),
+    ],
+)
+def test_a_vector_written_since_makes_a_search_again_only_if_it_may_change_it(
+    library, monkeypatch, least_similarity, state
+):
+    """The worker writes a changed case's vector: a search that used the vectors is made again
+    only if that case was among those they named, or is as near to the search as the least
+    of them (with fewer named than it takes, any case of MIN_SIMILARITY)."""
+    korean = "/cases/?q=스토리지"
+    assert embedding.embed_stale() == 5
+    monkeypatch.setattr(nearest, "MIN_SIMILARITY", least_similarity)
+    kept([korean, FEW])
+    title("C-1", "A new title")  # on no page, matching as before
+    assert embedding.embed(list(Case.objects.filter(id="C-1"))) == 1
+    assert served(korean) == (state, fresh(korean))
+    # C-1 (about storage) may be too far from `something` to be named: whatever the cache
+    # does, it serves what a fresh page says.
+    assert served(FEW)[1] == fresh(FEW)

@@ -172,7 +172,7 @@ class ListingQuery:
             words,
             title,
             found=literal(found.query()) if scored else None,
-            meaning=found.meaning.generation if by_meaning else None,
+            meaning=found.meaning.guard() if by_meaning else None,
         )
 
     def _parts(self):
