@@ -30,6 +30,8 @@ from meaning import encoder
 from meaning.models import CaseMeaning
 
 NEAREST = 50
+# What float32 rounding may take off a similarity computed over other rows (Index.moved).
+SIMILARITY_ROUNDING = 1e-5
 NEAREST_FOUND = 5
 MIN_SIMILARITY = 0.1
 
@@ -144,11 +146,11 @@ class Index:
             vector = encoder.encode([text])[0]
             similarity = self.matrix @ vector
             ids, untranslated = list(self.ids), self.untranslated.copy()
-        nearest = _best(similarity, np.flatnonzero(similarity >= MIN_SIMILARITY), NEAREST)
+        nearest = _best(similarity, np.flatnonzero(similarity >= MIN_SIMILARITY), NEAREST, ids)
         found = []
         if korean:
             lacking = np.flatnonzero(untranslated & (similarity >= MIN_SIMILARITY))
-            found = _best(similarity, lacking, NEAREST_FOUND)
+            found = _best(similarity, lacking, NEAREST_FOUND, ids)
         return Meaning(
             similar={ids[i]: float(similarity[i]) for i in nearest},
             found={ids[i]: float(similarity[i]) for i in found},
@@ -170,17 +172,23 @@ class Index:
                 return True
             similarity = self.matrix[rows] @ encoder.from_bytes(guard.vector)
             untranslated = self.untranslated[rows]
+        # A product over some rows may differ from the one over all in its last bits.
+        similarity += SIMILARITY_ROUNDING
         if (similarity >= guard.similar_floor).any():
             return True
         found_floor = guard.found_floor
         return found_floor is not None and bool((untranslated & (similarity >= found_floor)).any())
 
 
-def _best(similarity, rows, limit):
-    """The `limit` rows of `rows` of the highest similarity, best first."""
+def _best(similarity, rows, limit, ids):
+    """The `limit` rows of `rows` of the highest similarity, best first, equal ones by case id
+    (`ids`: each row's): the choice depends on those rows alone, never on the others' values
+    or order (two cases of the same text have the same vector), so that a vector written for
+    a case less similar than the least chosen cannot change it (`moved`)."""
     if len(rows) > limit:
-        rows = rows[np.argpartition(-similarity[rows], limit)[:limit]]
-    return rows[np.argsort(-similarity[rows], kind="stable")]
+        least = similarity[rows][np.argpartition(-similarity[rows], limit - 1)[limit - 1]]
+        rows = rows[similarity[rows] >= least]  # the best `limit`, and any equal to the last
+    return sorted(rows.tolist(), key=lambda row: (-similarity[row], ids[row]))[:limit]
 
 
 _index = Index()

@@ -1,8 +1,10 @@
 """Search by meaning and across languages (meaning/): a case lacking a Korean text is found
 by a Korean search through its English, with vectors the worker makes after the write."""
 
+import numpy as np
 import pytest
 
+from meaning import nearest
 from meaning.embedding import embedded_text, stale, untranslated
 from meaning.models import CaseMeaning
 
@@ -107,3 +109,18 @@ def test_a_case_lacking_some_korean_text_is_untranslated(tmp_path):
     assert not untranslated(cases["T-1"])
     assert untranslated(cases["T-2"]) and untranslated(cases["T-3"])
     assert embedded_text(cases["T-1"]) == "An incident\nEnglish summary.\nEnglish lessons."
+
+
+def test_the_nearest_cases_of_equal_similarity_are_chosen_by_id_whatever_the_others():
+    """Two cases of the same text have the same vector: which of them are among the nearest
+    depends on them alone, not on the order or the values of the other rows (a page kept in
+    the cache is checked by it: cases/text_changes.py)."""
+    ids = ["C-9", "C-2", "C-5", "C-1", "C-7"]
+    similarity = np.array([0.5, 0.8, 0.5, 0.5, 0.2], dtype=np.float32)
+    chosen = nearest._best(similarity, np.arange(5), 3, ids)
+    assert [ids[row] for row in chosen] == ["C-2", "C-1", "C-5"]
+    similarity[4] = 0.4  # another case, less similar than the least chosen, written again
+    assert nearest._best(similarity, np.arange(5), 3, ids) == chosen
+    reordered = [4, 3, 2, 1, 0]
+    again = nearest._best(similarity[reordered], np.arange(5), 3, [ids[r] for r in reordered])
+    assert [ids[reordered[row]] for row in again] == ["C-2", "C-1", "C-5"]
