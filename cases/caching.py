@@ -210,6 +210,7 @@ def _shown_now(case_ids, guard=None):
     if not case_ids and guard is None:
         return _rows_digest({}), False
     stale_sql, vectors_sql, params = "false", "NULL", {"ids": list(case_ids)}
+    searched = None
     if guard is not None:
         snapshot, prunes, searched = guard
         stale_sql = text_changes.stale_sql(searched)
@@ -223,8 +224,8 @@ def _shown_now(case_ids, guard=None):
             params,
         )
         rows, stale, vectors = cursor.fetchone()
-    if not stale and guard is not None:
-        stale = text_changes.vectors_moved(guard[2], vectors)
+    if not stale and searched is not None:
+        stale = text_changes.vectors_moved(searched, vectors)
     return _rows_digest(dict(rows or ())), stale
 
 

@@ -115,7 +115,7 @@ def vectors_moved(searched_words, generation_now):
     guard = searched_words.meaning
     if guard is None or generation_now == guard.generation:
         return False
-    return nearest.moved(guard)
+    return nearest.moved(guard, generation_now)
 
 
 def prune(keep_seconds=KEEP_SECONDS):

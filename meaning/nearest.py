@@ -30,10 +30,10 @@ from meaning import encoder
 from meaning.models import CaseMeaning
 
 NEAREST = 50
-# What float32 rounding may take off a similarity computed over other rows (Index.moved).
-SIMILARITY_ROUNDING = 1e-5
 NEAREST_FOUND = 5
 MIN_SIMILARITY = 0.1
+# What float32 rounding may take off a similarity computed over other rows (Index.moved).
+SIMILARITY_ROUNDING = 1e-5
 
 
 def searched_language(text):
@@ -116,13 +116,18 @@ class Index:
             self.untranslated[row] = untranslated and vector is not None
             self.generations[row] = generation
 
-    def refresh(self):
+    def refresh(self, latest=None):
+        """Read the vectors written since the copy was last read; `latest`, the newest
+        generation when the caller has read it already (no query then, if the copy has it)."""
+        if latest is not None and latest <= self.generation:
+            return
         table = CaseMeaning._meta.db_table
         with connections[router.db_for_read(CaseMeaning)].cursor() as cursor:
-            cursor.execute(f"SELECT max(generation) FROM {table}")
-            (latest,) = cursor.fetchone()
-            if latest is None or latest <= self.generation:
-                return
+            if latest is None:
+                cursor.execute(f"SELECT max(generation) FROM {table}")
+                (latest,) = cursor.fetchone()
+                if latest is None or latest <= self.generation:
+                    return
             cursor.execute(
                 f"SELECT case_id, vector, untranslated, generation FROM {table}"
                 " WHERE generation > %s AND language = 'en'",
@@ -159,12 +164,13 @@ class Index:
             korean=korean,
         )
 
-    def moved(self, guard):
-        """Whether the vectors written since `guard` (a MeaningGuard) was read may change its
-        search's Meaning: one of a case it named, or one as similar to the search as the least
-        it named (among the cases lacking Korean, for the found ones)."""
+    def moved(self, guard, latest):
+        """Whether the vectors written since `guard` (a MeaningGuard) was read, up to the
+        generation `latest`, may change its search's Meaning: one of a case it named, or one as
+        similar to the search as the least it named (among the cases lacking Korean, for the
+        found ones)."""
         with self.lock:
-            self.refresh()
+            self.refresh(latest)
             rows = np.flatnonzero(self.generations > guard.generation)
             if not len(rows):
                 return False
@@ -199,6 +205,7 @@ def meaning(text):
     return _index.meaning(text)
 
 
-def moved(guard):
-    """Whether vectors written since may change the Meaning of this MeaningGuard."""
-    return _index.moved(guard)
+def moved(guard, latest):
+    """Whether vectors written since, up to the generation `latest`, may change the Meaning of
+    this MeaningGuard."""
+    return _index.moved(guard, latest)

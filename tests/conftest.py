@@ -68,6 +68,15 @@ def similar_cases_period_holds(monkeypatch):
     monkeypatch.setattr(caching, "clock", lambda: now)
 
 
+@pytest.fixture(autouse=True)
+def own_sentence_vectors(monkeypatch):
+    """Each test reads the sentence vectors of its own database: the process's copy of them
+    (meaning/nearest.py) would otherwise hold the cases of the tests before it."""
+    from meaning import nearest
+
+    monkeypatch.setattr(nearest, "_index", nearest.Index())
+
+
 def seed_case():
     """The real case IL-0137, as the shared data holds it."""
     return json.loads(SEED.read_text(encoding="utf-8"))

@@ -293,3 +293,18 @@ def test_a_vector_written_since_makes_a_search_again_only_if_it_may_change_it(
     # C-1 (about storage) may be too far from `something` to be named: whatever the cache
     # does, it serves what a fresh page says.
     assert served(FEW)[1] == fresh(FEW)
+
+
+def test_a_kept_search_is_read_in_two_queries_once_the_process_has_the_vectors_since(
+    library, monkeypatch, django_assert_num_queries
+):
+    """A vector written since the page, for a case it did not name: the process reads it once
+    (its copy of the vectors), then each read is the state and the one check again."""
+    korean = "/cases/?q=스토리지"
+    assert embedding.embed_stale() == 5
+    monkeypatch.setattr(nearest, "MIN_SIMILARITY", 0.999)  # no case near enough to be named
+    kept([korean])
+    assert embedding.embed(list(Case.objects.filter(id="C-1"))) == 1
+    assert served(korean)[0] == "hit"
+    with django_assert_num_queries(2):
+        assert Client().get(korean)["X-Cache"] == "hit"

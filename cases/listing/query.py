@@ -24,7 +24,6 @@ from cases.listing import search
 from cases.listing.facet_counts import Part, count_facets, count_within, library_counts
 from cases.listing.selection import FACET_PARAMS, TERM_PARAMS, CaseFilter, facet_condition
 from cases.models import Case
-from meaning.nearest import searched_language
 
 PAGE_FIELD = forms.IntegerField(required=False, min_value=1)
 
@@ -155,7 +154,7 @@ class ListingQuery:
         if few is None and self.facets.total > search.RANK_ALL:
             few = False  # the list's selection alone holds more
         scored = few is not False
-        by_meaning = scored or searched_language(found.text) == "ko"
+        by_meaning = scored or found.meaning.korean
         connection = connections[router.db_for_read(Case)]
 
         def literal(query):
